@@ -1,0 +1,79 @@
+import type { PrismaClient } from "@gw/db";
+import { TtlCache } from "./ttl-cache.js";
+import { toBudgets, toModelConfig } from "./map-rows.js";
+import type { ProjectConfig, TokenConfig } from "./types.js";
+
+/**
+ * Read-through cache of the configuration the hot path needs (tokens, projects with their models
+ * and budgets). Entries live `ttlMs`; `invalidate()` drops them at once and is wired to the bus's
+ * `config.changed` by the services, so a change is seen everywhere without waiting for the TTL.
+ * Unknown tokens are cached briefly too, so a client hammering with a bad token costs few queries.
+ */
+export interface ConfigStore {
+  tokenByHash(tokenHash: string): Promise<TokenConfig | null>;
+  projectById(projectId: string): Promise<ProjectConfig | null>;
+  projectBySlug(slug: string): Promise<ProjectConfig | null>;
+  invalidate(): void;
+}
+
+export interface ConfigStoreOptions {
+  prisma: PrismaClient;
+  /** Default 5000 ms. */
+  ttlMs?: number;
+  /** How long an unknown token stays known-unknown, ms. Default 1000. */
+  negativeTtlMs?: number;
+  maxEntries?: number;
+}
+
+export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
+  const { prisma } = options;
+  const ttlMs = options.ttlMs ?? 5000;
+  const negativeTtlMs = options.negativeTtlMs ?? 1000;
+  const maxEntries = options.maxEntries ?? 50_000;
+  const tokens = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
+  const projects = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
+  const slugs = new TtlCache<string | null>({ ttlMs, maxEntries });
+
+  async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
+    const row = await prisma.project.findUnique({
+      where,
+      include: { models: { include: { model: true }, orderBy: { position: "asc" } } },
+    });
+    if (!row) return null;
+    return {
+      id: row.id,
+      name: row.name,
+      slug: row.slug,
+      defaultTimeoutMs: row.defaultTimeoutMs,
+      policies: row.policies,
+      budgets: toBudgets(row.budgets),
+      models: row.models.map((assignment) => toModelConfig(assignment.model)),
+    };
+  }
+
+  return {
+    tokenByHash(tokenHash) {
+      return tokens.get(
+        tokenHash,
+        async () => {
+          const row = await prisma.projectToken.findUnique({ where: { tokenHash } });
+          if (!row || row.revokedAt) return null;
+          return { id: row.id, projectId: row.projectId, name: row.name, tags: (row.tags ?? {}) as Record<string, string> };
+        },
+        (token) => (token ? ttlMs : negativeTtlMs),
+      );
+    },
+    projectById(projectId) {
+      return projects.get(projectId, () => loadProject({ id: projectId }));
+    },
+    async projectBySlug(slug) {
+      const id = await slugs.get(slug, async () => (await loadProject({ slug }))?.id ?? null);
+      return id ? this.projectById(id) : null;
+    },
+    invalidate() {
+      tokens.clear();
+      projects.clear();
+      slugs.clear();
+    },
+  };
+}

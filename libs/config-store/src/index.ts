@@ -1,0 +1,3 @@
+export { type ConfigStore, type ConfigStoreOptions, createConfigStore } from "./config-store.js";
+export { TtlCache } from "./ttl-cache.js";
+export type { BudgetConfig, BudgetMetric, ModelConfig, ProjectConfig, TokenConfig } from "./types.js";

@@ -1,0 +1,47 @@
+/** Configuration as the hot path sees it: plain objects, prices as numbers, no Prisma types. */
+export interface ModelConfig {
+  id: string;
+  provider: string;
+  /** Model name sent upstream (the id when none is configured). */
+  upstreamModel: string;
+  apiKeyEncrypted: string | null;
+  inputPrice: number | null;
+  outputPrice: number | null;
+  cachePrice: number | null;
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+  capabilities: string[];
+  enabled: boolean;
+  baseUrl: string | null;
+}
+
+export type BudgetMetric = "cost" | "calls" | "input_tokens" | "output_tokens" | "total_tokens";
+
+export interface BudgetConfig {
+  metric: BudgetMetric;
+  /** In the metric's unit; USD for cost. */
+  limit: number;
+  windowType: "period" | "rolling";
+  windowSize: string;
+  onExhausted: "block";
+  /** Percent at which budget.threshold fires; default 80. */
+  warnAt: number;
+}
+
+export interface ProjectConfig {
+  id: string;
+  name: string;
+  slug: string;
+  defaultTimeoutMs: number | null;
+  policies: string[];
+  budgets: BudgetConfig[];
+  /** The project's models in the project's order. */
+  models: ModelConfig[];
+}
+
+export interface TokenConfig {
+  id: string;
+  projectId: string;
+  name: string;
+  tags: Record<string, string>;
+}

@@ -1,0 +1,1 @@
+export { costMicros, type ModelPrices, microsToUsd, type TokenCounts, usdToMicros } from "./cost.js";

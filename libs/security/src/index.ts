@@ -1,0 +1,9 @@
+export { decryptSecret, encryptSecret, loadOrCreateKeyFile, parseSecretKey } from "./secrets.js";
+export {
+  digestsEqual,
+  generateProjectToken,
+  hashToken,
+  PROJECT_TOKEN_PREFIX,
+  randomBase62,
+  tokenDisplayPrefix,
+} from "./tokens.js";

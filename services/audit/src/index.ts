@@ -1,0 +1,1 @@
+export { AUDIT_DURABLE, startAuditWriter } from "./consumer.js";

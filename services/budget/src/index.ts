@@ -1,0 +1,2 @@
+export { createBudgetHandlers } from "./handlers.js";
+export { RESERVATION_TTL_MS } from "./reservations.js";

@@ -1,0 +1,27 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { IngressDeps } from "./deps.js";
+import { renderError } from "./errors.js";
+import { registerChatCompletions } from "./routes/chat-completions.js";
+import { registerHealth } from "./routes/health.js";
+import { registerReserved } from "./routes/reserved.js";
+
+/**
+ * The public HTTP app, built apart from listening so tests use `inject` or a real port alike.
+ * Secrets never reach logs: the request serializer omits headers entirely.
+ */
+export function buildIngressApp(deps: IngressDeps): FastifyInstance {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the cast keeps the instance's default generic types.
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: deps.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    requestIdHeader: false,
+  });
+  app.setErrorHandler((error, request, reply) => renderError(error, request, reply));
+  registerHealth(app, deps);
+  registerChatCompletions(app, deps);
+  registerReserved(app, deps);
+  return app;
+}

@@ -1,0 +1,26 @@
+import type { ConfigStore } from "@gw/config-store";
+import type { Logger } from "@gw/logger";
+import type { BudgetServiceService, RoutingServiceService } from "@gw/proto";
+import type { AsyncClient } from "@gw/rpc";
+import type { Dispatcher } from "undici";
+import type { Outbox } from "./accounting/outbox.js";
+
+/** Everything ingress needs, built by its own main (distributed) or by standalone (in-process clients). */
+export interface IngressDeps {
+  logger: Logger;
+  version: string;
+  configStore: ConfigStore;
+  routing: AsyncClient<typeof RoutingServiceService>;
+  budget: AsyncClient<typeof BudgetServiceService>;
+  outbox: Outbox;
+  /** Decrypts a model's stored upstream key. */
+  decryptApiKey: (stored: string) => string;
+  upstream: Dispatcher;
+  /** Global provider timeout, ms (a project's defaultTimeoutMs wins). */
+  defaultTimeoutMs: number;
+  /** Deadline of one routing/budget call, ms. */
+  rpcDeadlineMs: number;
+  bodyLimitBytes: number;
+  /** Where the dashboard is served (admin-api); absent until that service exists. */
+  dashboardEnabled: boolean;
+}

@@ -1,0 +1,5 @@
+export { createOutbox, type Outbox } from "./accounting/outbox.js";
+export { buildIngressApp } from "./app.js";
+export type { IngressDeps } from "./deps.js";
+export { createUpstreamDispatcher } from "./proxy/upstream-client.js";
+export { serveIngress } from "./serve.js";

@@ -1,0 +1,53 @@
+import { join } from "node:path";
+import { createBus, ensureProjectStreams } from "@gw/bus";
+import { isTrue, requireDistributedUrls } from "@gw/config";
+import { createConfigStore } from "@gw/config-store";
+import { createDatabase } from "@gw/db";
+import type { ServiceContext } from "@gw/lifecycle";
+import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
+import { createGrpcClient } from "@gw/rpc";
+import { decryptSecret, parseSecretKey } from "@gw/security";
+import { createOutbox } from "./accounting/outbox.js";
+import type { IngressConfig } from "./config.js";
+import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
+import { serveIngress } from "./serve.js";
+
+/** Ingress as its own process: gRPC to routing and budget, NATS for usage, PostgreSQL for config. */
+export async function startIngressService(config: IngressConfig, { logger, shutdown, version }: ServiceContext): Promise<void> {
+  requireDistributedUrls("ingress", config, ["DATABASE_URL", "NATS_URL"]);
+  if (!config.SERVICE_SECRET_KEY) throw new Error("ingress needs SERVICE_SECRET_KEY (32 bytes, base64) to decrypt upstream keys");
+  const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
+  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
+  await db.migrate();
+  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "ingress", logger });
+  await ensureProjectStreams(bus);
+  const routing = createGrpcClient(RoutingServiceService, config.ROUTING_GRPC_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
+  const outbox = createOutbox({ bus, logger, path: join(config.SERVICE_DATA_DIR, "ingress-outbox.jsonl"), maxPending: config.OUTBOX_MAX_PENDING });
+  const upstream = createUpstreamDispatcher();
+  const { url } = await serveIngress(
+    {
+      logger,
+      version,
+      configStore: createConfigStore({ prisma: db.prisma }),
+      routing: routing.client,
+      budget: budget.client,
+      outbox,
+      decryptApiKey: (stored) => decryptSecret(stored, secretKey),
+      upstream,
+      defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
+      rpcDeadlineMs: config.GRPC_DEADLINE_MS,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      dashboardEnabled: isTrue(config.DASHBOARD_ENABLED),
+    },
+    { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
+  );
+  shutdown.register("bus", () => bus.close());
+  shutdown.register("grpc-clients", () => {
+    routing.close();
+    budget.close();
+  });
+  shutdown.register("upstream", () => upstream.close());
+  shutdown.register("database", () => db.close());
+  logger.info({ url }, "ingress listening");
+}

@@ -1,0 +1,23 @@
+import type { Shutdown } from "@gw/lifecycle";
+import type { FastifyInstance } from "fastify";
+import { buildIngressApp } from "./app.js";
+import type { IngressDeps } from "./deps.js";
+
+/**
+ * Listen, and register the shutdown steps that lose nothing: stop accepting and let in-flight
+ * requests finish (fastify close), then flush the outbox so every usage record they produced is
+ * published (or kept in the write-ahead log for the next start).
+ */
+export async function serveIngress(
+  deps: IngressDeps,
+  options: { host: string; port: number; shutdown: Shutdown; flushTimeoutMs: number },
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = buildIngressApp(deps);
+  const address = await app.listen({ host: options.host, port: options.port });
+  options.shutdown.register("http", () => app.close());
+  options.shutdown.register("outbox", async () => {
+    await deps.outbox.flush(options.flushTimeoutMs);
+    await deps.outbox.close();
+  });
+  return { app, url: address };
+}

@@ -1,0 +1,1 @@
+export { createRoutingHandlers } from "./handlers.js";

@@ -1,0 +1,62 @@
+import { join } from "node:path";
+import { isTrue } from "@gw/config";
+import { createConfigStore } from "@gw/config-store";
+import type { ServiceContext } from "@gw/lifecycle";
+import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
+import { inProcessClient } from "@gw/rpc";
+import { decryptSecret } from "@gw/security";
+import { startAuditWriter } from "@gw/service-audit";
+import { createBudgetHandlers } from "@gw/service-budget";
+import { createOutbox, createUpstreamDispatcher, serveIngress } from "@gw/service-ingress";
+import { createRoutingHandlers } from "@gw/service-routing";
+import { startUsageWriter } from "@gw/service-usage-writer";
+import type { StandaloneConfig } from "./config.js";
+import { openInfrastructure } from "./infrastructure.js";
+
+export interface StandaloneHandle {
+  url: string;
+  dataDir: string;
+}
+
+/**
+ * Every service in one process. Routing and budget are called through the same generated service
+ * interfaces as over gRPC, in-process; usage-writer and audit consume the in-process bus.
+ * Shutdown order: HTTP (in-flight requests finish) -> outbox flush -> consumers drain -> close.
+ */
+export async function startStandalone(config: StandaloneConfig, { logger, shutdown, version }: ServiceContext): Promise<StandaloneHandle> {
+  const infra = await openInfrastructure(config, logger);
+  const { db, bus, counters, secretKey } = infra;
+  const configStore = createConfigStore({ prisma: db.prisma });
+  const routing = inProcessClient(RoutingServiceService, createRoutingHandlers({ configStore }), { logger });
+  const budget = inProcessClient(BudgetServiceService, createBudgetHandlers({ configStore, counters }), { logger });
+  const usageWriter = await startUsageWriter({ bus, prisma: db.prisma, logger });
+  const auditWriter = await startAuditWriter({ bus, prisma: db.prisma });
+  const outbox = createOutbox({ bus, logger, path: join(infra.dataDir, "ingress-outbox.jsonl"), maxPending: config.OUTBOX_MAX_PENDING });
+  const upstream = createUpstreamDispatcher();
+  const { url } = await serveIngress(
+    {
+      logger,
+      version,
+      configStore,
+      routing,
+      budget,
+      outbox,
+      decryptApiKey: (stored) => decryptSecret(stored, secretKey),
+      upstream,
+      defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
+      rpcDeadlineMs: config.GRPC_DEADLINE_MS,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      dashboardEnabled: isTrue(config.DASHBOARD_ENABLED),
+    },
+    { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
+  );
+  shutdown.register("consumers", async () => {
+    await usageWriter.stop();
+    await auditWriter.stop();
+  });
+  shutdown.register("bus", () => bus.close());
+  shutdown.register("upstream", () => upstream.close());
+  shutdown.register("counters", () => counters.close());
+  shutdown.register("database", () => db.close());
+  return { url, dataDir: infra.dataDir };
+}

@@ -1,0 +1,38 @@
+import { type Bus, decodeJson, Streams, type Subscription, Subjects } from "@gw/bus";
+import type { PrismaClient } from "@gw/db";
+import type { Logger } from "@gw/logger";
+import { UsageRecord } from "@gw/proto";
+import { withExtractedContext } from "@gw/telemetry";
+import { toUsageRow } from "./to-row.js";
+
+export const USAGE_WRITER_DURABLE = "usage-writer";
+
+/**
+ * Stores usage records idempotently: insert, and a record already stored (a redelivery or a
+ * replayed outbox publish) is skipped by `skipDuplicates` (ON CONFLICT DO NOTHING). The message is
+ * acked only after the row is committed; a failed insert throws, so the bus redelivers it and,
+ * after its max deliveries, parks it on the dead-letter subject instead of dropping it.
+ */
+export async function startUsageWriter(deps: { bus: Bus; prisma: PrismaClient; logger: Logger; maxInFlight?: number }): Promise<Subscription> {
+  return deps.bus.consume(
+    {
+      stream: Streams.USAGE.name,
+      durable: USAGE_WRITER_DURABLE,
+      filterSubject: Subjects.usageRecord,
+      maxDeliver: 10,
+      ackWaitMs: 30_000,
+      maxInFlight: deps.maxInFlight ?? 64,
+      nakDelayMs: 1000,
+    },
+    (message) =>
+      withExtractedContext(message.headers, async () => {
+        const record = UsageRecord.fromJSON(decodeJson(message.data));
+        if (!record.id || !record.projectId) {
+          // Unusable forever: fail every delivery so it ends on the dead-letter subject, visible.
+          throw new Error("usage record without id or projectId");
+        }
+        await deps.prisma.usageRecord.createMany({ data: [toUsageRow(record)], skipDuplicates: true });
+        if (message.deliveryCount > 1) deps.logger.info({ id: record.id, deliveries: message.deliveryCount }, "usage record stored after redelivery");
+      }),
+  );
+}

@@ -1,0 +1,1 @@
+export { startUsageWriter, USAGE_WRITER_DURABLE } from "./consumer.js";
