@@ -16,6 +16,6 @@ export interface CreateBusOptions {
 /** The NATS bus when `natsUrl` is set, else the in-process bus (durable when `dataDir` is set). */
 export async function createBus(options: CreateBusOptions): Promise<Bus> {
   const { natsUrl, dataDir, name, logger } = options;
-  if (natsUrl) return createNatsBus({ url: natsUrl, name, ...(logger ? { logger } : {}) });
-  return createMemoryBus({ ...(dataDir === undefined ? {} : { dataDir }), ...(logger ? { logger } : {}) });
+  if (natsUrl) return createNatsBus({ url: natsUrl, name, logger });
+  return createMemoryBus({ dataDir, logger });
 }

@@ -1,5 +1,13 @@
 import { join } from "node:path";
-import type { Bus, ConsumerOptions, MessageHandler, PublishAck, PublishOptions, StreamDefinition, Subscription } from "./bus.js";
+import type {
+  Bus,
+  ConsumerOptions,
+  MessageHandler,
+  PublishAck,
+  PublishOptions,
+  StreamDefinition,
+  Subscription,
+} from "./bus.js";
 import { DEAD_LETTER_STREAM } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
 import { StreamFiles } from "./memory-store.js";
@@ -48,7 +56,12 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     throw new Error(`no stream captures subject "${subject}"`);
   }
 
-  function storeDeadLetter(subject: string, data: Uint8Array, headers: Record<string, string>, msgId: string) {
+  function storeDeadLetter(
+    subject: string,
+    data: Uint8Array,
+    headers: Record<string, string>,
+    msgId: string,
+  ) {
     streamFor(subject).store(subject, data, { headers, msgId });
   }
 

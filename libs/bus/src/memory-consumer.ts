@@ -175,7 +175,9 @@ export class MemoryConsumer {
         () => this.settle(seq, token, { ok: true }),
         (error: unknown) => this.settle(seq, token, { ok: false, error }),
       )
-      .catch((error: unknown) => this.logger.error({ err: error, seq, durable: this.durable }, "bus settle failed"))
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, seq, durable: this.durable }, "bus settle failed"),
+      )
       .finally(() => {
         subscription.handlerFinished();
         this.schedule();
@@ -192,7 +194,7 @@ export class MemoryConsumer {
       this.markSettled(seq, "ack");
       return;
     }
-    this.failed(seq, errorMessage(outcome.error));
+    this.failed(seq, errorMessage(outcome.error), this.config.nakDelayMs);
   }
 
   /** The ack wait ran out: the delivery counts as failed. */
@@ -200,14 +202,21 @@ export class MemoryConsumer {
     const entry = this.inFlight.get(seq);
     if (!entry || entry.token !== token) return;
     this.inFlight.delete(seq);
-    this.failed(seq, `ack wait of ${this.config.ackWaitMs} ms exceeded`);
+    // As on NATS, an expired message is due again at once (the nak delay is for handler errors).
+    this.failed(seq, `ack wait of ${this.config.ackWaitMs} ms exceeded`, 0);
     this.schedule();
   }
 
-  private failed(seq: number, error: string): void {
+  private failed(seq: number, error: string, redeliverDelayMs: number): void {
     const deliveries = this.deliveryCounts.get(seq) ?? 1;
     if (deliveries >= this.config.maxDeliver && this.deadLetter(seq, deliveries, error)) return;
-    this.redeliver.set(seq, Date.now() + this.config.nakDelayMs);
+    // Past maxDeliver only a dead letter that could not be stored gets here: retry it after the nak
+    // delay rather than at once.
+    const delayMs =
+      deliveries >= this.config.maxDeliver
+        ? Math.max(redeliverDelayMs, this.config.nakDelayMs)
+        : redeliverDelayMs;
+    this.redeliver.set(seq, Date.now() + delayMs);
   }
 
   /** Store the dead letter and terminate; false (retry later) when it could not be stored. */

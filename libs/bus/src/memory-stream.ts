@@ -2,7 +2,11 @@ import type { PublishAck, PublishOptions, StreamDefinition } from "./bus.js";
 import type { BusLogger } from "./logger.js";
 import { type ConsumerHost, MemoryConsumer } from "./memory-consumer.js";
 import type { DedupeEntry, StoredMessage, StreamFiles } from "./memory-store.js";
-import { DEFAULT_DUPLICATE_WINDOW_MS, type ResolvedConsumerOptions, resolveConsumerOptions } from "./options.js";
+import {
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  type ResolvedConsumerOptions,
+  resolveConsumerOptions,
+} from "./options.js";
 import { anySubjectMatches } from "./subject-match.js";
 
 /** The header NATS stores a `msgId` in; the memory bus sets it too so handlers see the same. */
@@ -64,7 +68,13 @@ export class MemoryStream implements ConsumerHost {
     const headers = { ...options.headers };
     if (msgId !== undefined) headers[MSG_ID_HEADER] = msgId;
     // Copy: the publisher may reuse its buffer after publish resolves.
-    const message: StoredMessage = { seq: this.lastStoredSeq + 1, subject, data: data.slice(), headers, timestamp: now };
+    const message: StoredMessage = {
+      seq: this.lastStoredSeq + 1,
+      subject,
+      data: data.slice(),
+      headers,
+      timestamp: now,
+    };
     if (msgId !== undefined) message.msgId = msgId;
     this.files?.appendMessage(message);
     this.lastStoredSeq = message.seq;
@@ -114,7 +124,11 @@ export class MemoryStream implements ConsumerHost {
       if (seq > floor) break;
       this.messages.delete(seq);
     }
-    if (this.files && floor >= this.lastStoredSeq && this.files.recordsSinceCompaction >= this.compactAfterRecords) {
+    if (
+      this.files &&
+      floor >= this.lastStoredSeq &&
+      this.files.recordsSinceCompaction >= this.compactAfterRecords
+    ) {
       const durables = [...this.consumers.values()].map((consumer) => ({
         durable: consumer.durable,
         filterSubject: consumer.filterSubject,
@@ -145,14 +159,19 @@ export class MemoryStream implements ConsumerHost {
     for (const [id, seq, timestamp] of snapshot.dedupe) this.dedupe.set(id, { seq, timestamp });
     for (const message of snapshot.messages) {
       this.messages.set(message.seq, message);
-      if (message.msgId !== undefined) this.dedupe.set(message.msgId, { seq: message.seq, timestamp: message.timestamp });
+      if (message.msgId !== undefined)
+        this.dedupe.set(message.msgId, { seq: message.seq, timestamp: message.timestamp });
     }
     this.dropExpired(Date.now());
     for (const durable of files.loadDurables()) {
       // Only the filter is persisted (it decides what the durable holds back); the next consume()
       // brings the other settings, defaults until then.
       const { filterSubject } = durable;
-      const config = resolveConsumerOptions({ stream: this.streamName, durable: durable.durable, filterSubject });
+      const config = resolveConsumerOptions({
+        stream: this.streamName,
+        durable: durable.durable,
+        filterSubject,
+      });
       this.consumers.set(
         durable.durable,
         new MemoryConsumer(this, durable.durable, config, this.logger, durable.settled),
@@ -160,4 +179,3 @@ export class MemoryStream implements ConsumerHost {
     }
   }
 }
-

@@ -8,12 +8,25 @@ import {
   RetentionPolicy,
   StorageType,
 } from "@nats-io/jetstream";
-import { connect, headers as natsHeaders, nanos, type NatsConnection } from "@nats-io/transport-node";
-import type { Bus, ConsumerOptions, MessageHandler, PublishAck, PublishOptions, StreamDefinition, Subscription } from "./bus.js";
+import { connect, type NatsConnection, nanos, headers as natsHeaders } from "@nats-io/transport-node";
+import type {
+  Bus,
+  ConsumerOptions,
+  MessageHandler,
+  PublishAck,
+  PublishOptions,
+  StreamDefinition,
+  Subscription,
+} from "./bus.js";
 import { DEAD_LETTER_STREAM } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
 import { NatsSubscription } from "./nats-consumer.js";
-import { assertValidName, DEFAULT_DUPLICATE_WINDOW_MS, resolveConsumerOptions, withTimeout } from "./options.js";
+import {
+  assertValidName,
+  DEFAULT_DUPLICATE_WINDOW_MS,
+  resolveConsumerOptions,
+  withTimeout,
+} from "./options.js";
 
 /** nats-server's JSStreamNameExistErr: the stream exists with another configuration. */
 const STREAM_NAME_IN_USE = 10058;
@@ -72,7 +85,11 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     }
   }
 
-  async function publish(subject: string, data: Uint8Array, publishOptions: PublishOptions = {}): Promise<PublishAck> {
+  async function publish(
+    subject: string,
+    data: Uint8Array,
+    publishOptions: PublishOptions = {},
+  ): Promise<PublishAck> {
     const { msgId, headers } = publishOptions;
     const natsHeaderSet = headers && Object.keys(headers).length > 0 ? natsHeaders() : undefined;
     for (const [name, value] of Object.entries(headers ?? {})) natsHeaderSet?.set(name, value);
@@ -143,7 +160,8 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       const info = await jsm.consumers.info(stream, durable);
       return info.num_pending + info.num_ack_pending;
     } catch (error) {
-      if (!(error instanceof JetStreamApiError) || error.code !== JetStreamApiCodes.ConsumerNotFound) throw error;
+      if (!(error instanceof JetStreamApiError) || error.code !== JetStreamApiCodes.ConsumerNotFound)
+        throw error;
       // A durable created now would start at the first message: all of them are pending for it.
       return (await jsm.streams.info(stream)).state.messages;
     }

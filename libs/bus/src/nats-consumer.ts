@@ -8,7 +8,12 @@ import { errorMessage, type ResolvedConsumerOptions } from "./options.js";
 export interface NatsSubscriptionDeps {
   logger: BusLogger;
   /** Publish a dead letter; rejects when it was not stored. */
-  publishDeadLetter(subject: string, data: Uint8Array, headers: Record<string, string>, msgId: string): Promise<void>;
+  publishDeadLetter(
+    subject: string,
+    data: Uint8Array,
+    headers: Record<string, string>,
+    msgId: string,
+  ): Promise<void>;
   /** How long one pull request waits on the server (>= 1000, a client rule). */
   fetchExpiresMs: number;
   /** Bound on waiting for an ack confirmation. */
@@ -94,7 +99,9 @@ export class NatsSubscription implements Subscription {
     }
     this.active++;
     this.process(msg)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, seq: msg.seq }, "bus message processing failed"))
+      .catch((error: unknown) =>
+        this.deps.logger.error({ err: error, seq: msg.seq }, "bus message processing failed"),
+      )
       .finally(() => {
         this.active--;
         this.slotWaiters.shift()?.();
@@ -114,7 +121,8 @@ export class NatsSubscription implements Subscription {
     try {
       await this.handler(message);
     } catch (error) {
-      if (deliveryCount >= maxDeliver) await this.deadLetter(msg, message, deliveryCount, errorMessage(error));
+      if (deliveryCount >= maxDeliver)
+        await this.deadLetter(msg, message, deliveryCount, errorMessage(error));
       else msg.nak(nakDelayMs);
       return;
     }
@@ -122,13 +130,27 @@ export class NatsSubscription implements Subscription {
       // Confirmed ack: stop() returns only once the server recorded what the handlers did.
       await msg.ackAck({ timeout: this.deps.ackTimeoutMs });
     } catch (error) {
-      this.deps.logger.warn({ err: error, seq: msg.seq }, "bus ack not confirmed; message may be redelivered");
+      this.deps.logger.warn(
+        { err: error, seq: msg.seq },
+        "bus ack not confirmed; message may be redelivered",
+      );
     }
   }
 
-  private async deadLetter(msg: JsMsg, message: BusMessage, deliveries: number, error: string): Promise<void> {
+  private async deadLetter(
+    msg: JsMsg,
+    message: BusMessage,
+    deliveries: number,
+    error: string,
+  ): Promise<void> {
     const { stream, durable, nakDelayMs } = this.options;
-    const headers = buildDeadLetterHeaders(message.headers, { subject: message.subject, stream, durable, deliveries, error });
+    const headers = buildDeadLetterHeaders(message.headers, {
+      subject: message.subject,
+      stream,
+      durable,
+      deliveries,
+      error,
+    });
     try {
       await this.deps.publishDeadLetter(
         deadLetterSubject(stream, durable),
@@ -168,5 +190,11 @@ function toBusMessage(msg: JsMsg): BusMessage {
   if (msg.headers) {
     for (const name of msg.headers.keys()) headers[name] = msg.headers.get(name);
   }
-  return { subject: msg.subject, data: msg.data, headers, deliveryCount: msg.info.deliveryCount, seq: msg.seq };
+  return {
+    subject: msg.subject,
+    data: msg.data,
+    headers,
+    deliveryCount: msg.info.deliveryCount,
+    seq: msg.seq,
+  };
 }

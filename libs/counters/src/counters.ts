@@ -12,8 +12,9 @@
  *
  * Every method either completes atomically or throws `CounterStoreUnavailableError`; callers fail
  * closed on that error (a budget is never passed unchecked). For `reserve` and `add` that error
- * means "outcome unknown": a command that timed out may still have been applied by Redis, so a
- * reservation may be held until its window key expires, never silently granted.
+ * means "outcome unknown": a command that timed out may still have been applied by Redis. A
+ * reservation can then only be held (until its window key expires), never silently granted; an
+ * `add` is not idempotent, so retrying it blindly may count twice.
  */
 
 export interface ReserveEntry {

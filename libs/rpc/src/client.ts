@@ -87,7 +87,10 @@ export function createGrpcClient<S extends AnyServiceDefinition>(
   options: GrpcClientOptions = {},
 ): GrpcClientHandle<S> {
   const defaultDeadlineMs = options.defaultDeadlineMs ?? DEFAULT_DEADLINE_MS;
-  const ClientConstructor = makeGenericClientConstructor(definition, options.serviceName ?? serviceNameOf(definition));
+  const ClientConstructor = makeGenericClientConstructor(
+    definition,
+    options.serviceName ?? serviceNameOf(definition),
+  );
   const grpcClient = new ClientConstructor(address, credentials.createInsecure(), {
     ...DEFAULT_CHANNEL_OPTIONS,
     ...options.channelOptions,

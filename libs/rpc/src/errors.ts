@@ -46,7 +46,10 @@ export function isRpcError(error: unknown, code?: status): error is RpcError {
  * have been applied even though its response was lost).
  */
 export function isRetryableRpcError(error: unknown): error is RpcError {
-  return error instanceof RpcError && (error.code === status.DEADLINE_EXCEEDED || error.code === status.UNAVAILABLE);
+  return (
+    error instanceof RpcError &&
+    (error.code === status.DEADLINE_EXCEEDED || error.code === status.UNAVAILABLE)
+  );
 }
 
 // Duck-typed rather than instanceof: ServiceError is an interface, grpc-js builds it from a plain Error.

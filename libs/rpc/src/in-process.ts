@@ -1,4 +1,5 @@
 import { status } from "@grpc/grpc-js";
+import { LazyCallContext } from "./call-context.js";
 import { DEFAULT_DEADLINE_MS } from "./client.js";
 import { CANCELLED_MESSAGE, RpcError, toHandlerRpcError } from "./errors.js";
 import {
@@ -7,7 +8,6 @@ import {
   type AsyncClientMethod,
   type AsyncHandler,
   type AsyncHandlers,
-  type CallContext,
   methodDisplayName,
   type RpcLogger,
   unaryMethodNames,
@@ -35,13 +35,11 @@ function makeInProcessMethod(
     if (callerSignal?.aborted) return Promise.reject(new RpcError(status.CANCELLED, CANCELLED_MESSAGE));
     const deadlineMs = callOptions?.deadlineMs ?? defaultDeadlineMs;
     const hasDeadline = Number.isFinite(deadlineMs);
-    // Own controller rather than the caller's signal: the deadline must abort the handler too.
-    const controller = new AbortController();
-    const callContext: CallContext = {
-      deadline: hasDeadline ? Date.now() + deadlineMs : undefined,
-      signal: controller.signal,
-      metadata: EMPTY_METADATA,
-    };
+    // Own abort state rather than the caller's signal: the deadline must abort the handler too.
+    const callContext = new LazyCallContext(
+      hasDeadline ? Date.now() + deadlineMs : undefined,
+      EMPTY_METADATA,
+    );
 
     // The single promise layer: it settles on the handler's outcome, the deadline or the caller's
     // abort, whichever comes first, exactly like a remote call that stops waiting for the server.
@@ -59,13 +57,19 @@ function makeInProcessMethod(
       // reason, the caller gets the error its gRPC client would report.
       const stop = (code: status, reason: string, callerMessage: string) => {
         if (!finish()) return;
-        controller.abort(new RpcError(code, reason));
+        callContext.abort(new RpcError(code, reason));
         reject(new RpcError(code, callerMessage));
       };
       const onAbort = () => stop(status.CANCELLED, "Cancelled", CANCELLED_MESSAGE);
       callerSignal?.addEventListener("abort", onAbort, { once: true });
       if (hasDeadline) {
-        timer = setTimeout(stop, deadlineMs, status.DEADLINE_EXCEEDED, "Deadline exceeded", "Deadline exceeded");
+        timer = setTimeout(
+          stop,
+          deadlineMs,
+          status.DEADLINE_EXCEEDED,
+          "Deadline exceeded",
+          "Deadline exceeded",
+        );
       }
 
       let pending: Promise<unknown>;
@@ -80,7 +84,7 @@ function makeInProcessMethod(
         },
         (error: unknown) => {
           // Mapped (and logged) even when the caller already got its answer, as the server would.
-          const rpcErr = toHandlerRpcError(error, method, logger, controller.signal.aborted);
+          const rpcErr = toHandlerRpcError(error, method, logger, callContext.aborted);
           if (finish()) reject(rpcErr);
         },
       );

@@ -2,7 +2,12 @@
 
 // Re-exported so services can write `rpcError(status.NOT_FOUND, ...)` without importing grpc-js.
 export { status } from "@grpc/grpc-js";
-export { createGrpcClient, DEFAULT_DEADLINE_MS, type GrpcClientHandle, type GrpcClientOptions } from "./client.js";
+export {
+  createGrpcClient,
+  DEFAULT_DEADLINE_MS,
+  type GrpcClientHandle,
+  type GrpcClientOptions,
+} from "./client.js";
 export {
   CANCELLED_MESSAGE,
   INTERNAL_ERROR_MESSAGE,

@@ -10,6 +10,7 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
+import { LazyCallContext } from "./call-context.js";
 import { RpcError, toHandlerRpcError } from "./errors.js";
 import { type AsyncHandler, type CallContext, methodDisplayName, type RpcLogger } from "./types.js";
 
@@ -50,7 +51,11 @@ function deadlineToEpochMs(deadline: Deadline): number | undefined {
 }
 
 /** Turns a synchronous throw into a rejection so both reach the same error path. */
-function invokeHandler<Req, Res>(handler: AsyncHandler<Req, Res>, request: Req, ctx: CallContext): Promise<Res> {
+function invokeHandler<Req, Res>(
+  handler: AsyncHandler<Req, Res>,
+  request: Req,
+  ctx: CallContext,
+): Promise<Res> {
   try {
     return handler(request, ctx);
   } catch (error) {
@@ -88,23 +93,26 @@ export function wrapUnaryHandler<Req, Res>(
 
   return (call: ServerUnaryCall<Req, Res>, callback) => {
     const deadline = deadlineToEpochMs(call.getDeadline());
-    const controller = new AbortController();
+    const callContext = new LazyCallContext(deadline, flattenMetadata(call.metadata));
     // grpc-js emits "cancelled" when the client cancels, the deadline timer fires or the server is
     // force-shut down. The reason is an RpcError, so `signal.throwIfAborted()` in a handler surfaces
     // the right code.
     call.once("cancelled", () => {
       const expired = deadline !== undefined && Date.now() >= deadline;
-      controller.abort(
+      callContext.abort(
         expired
           ? new RpcError(status.DEADLINE_EXCEEDED, "Deadline exceeded")
           : new RpcError(status.CANCELLED, "Cancelled"),
       );
     });
-    const metadata = flattenMetadata(call.metadata);
-    const callContext: CallContext = { deadline, signal: controller.signal, metadata };
 
-    const parentContext = propagation.extract(ROOT_CONTEXT, metadata);
-    const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: spanAttributes }, parentContext);
+    // The flattened metadata doubles as the carrier: the default getter reads plain objects.
+    const parentContext = propagation.extract(ROOT_CONTEXT, callContext.metadata);
+    const span = tracer.startSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: spanAttributes },
+      parentContext,
+    );
     const pending = otelContext.with(trace.setSpan(parentContext, span), () =>
       invokeHandler(handler, call.request, callContext),
     );
@@ -116,7 +124,7 @@ export function wrapUnaryHandler<Req, Res>(
         callback(null, response);
       },
       (error: unknown) => {
-        const cancelled = controller.signal.aborted;
+        const cancelled = callContext.aborted;
         const rpcErr = toHandlerRpcError(error, method, logger, cancelled);
         endSpanWithError(span, rpcErr, error, !(error instanceof RpcError) && !cancelled);
         callback({ code: rpcErr.code, details: rpcErr.details });

@@ -1,4 +1,9 @@
-import { type ChannelOptions, Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import {
+  type ChannelOptions,
+  Server,
+  ServerCredentials,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import { wrapUnaryHandler } from "./server-handler.js";
 import { type AnyServiceDefinition, type AsyncHandlers, type RpcLogger, unaryMethodNames } from "./types.js";
 import { removeStaleUnixSocket, unixSocketPath } from "./unix-socket.js";

@@ -11,7 +11,13 @@ import { type RouteRequest, RouteResponse, RoutingServiceClient, RoutingServiceS
 import { context, propagation } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { type AsyncClient, type AsyncHandlers, createGrpcClient, createGrpcServer, inProcessClient } from "../src/index.js";
+import {
+  type AsyncClient,
+  type AsyncHandlers,
+  createGrpcClient,
+  createGrpcServer,
+  inProcessClient,
+} from "../src/index.js";
 
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
@@ -33,8 +39,15 @@ const request: RouteRequest = {
 
 // A realistic-size response: three candidates and a short decision trace.
 const response = RouteResponse.fromPartial({
-  candidates: ["a", "b", "c"].map((m) => ({ modelId: m, provider: "openai", upstreamModel: m, priced: true })),
-  trace: [{ stage: "policy", name: "cheapest", outcome: "selected", reason: "lowest cost", detailsJson: "{}" }],
+  candidates: ["a", "b", "c"].map((m) => ({
+    modelId: m,
+    provider: "openai",
+    upstreamModel: m,
+    priced: true,
+  })),
+  trace: [
+    { stage: "policy", name: "cheapest", outcome: "selected", reason: "lowest cost", detailsJson: "{}" },
+  ],
   policies: ["cheapest"],
 });
 const handlers: AsyncHandlers<Routing> = { route: async () => response };
@@ -69,11 +82,15 @@ await server.listen(socketAddress);
 const rawServer = new Server();
 rawServer.addService(RoutingServiceService, { route: (_call, callback) => callback(null, response) });
 const rawPort = await new Promise<number>((resolve, reject) =>
-  rawServer.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  rawServer.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) =>
+    e ? reject(e) : resolve(p),
+  ),
 );
 const rawClient = new RoutingServiceClient(`127.0.0.1:${rawPort}`, credentials.createInsecure());
 const rawRoute = (req: RouteRequest) =>
-  new Promise<RouteResponse>((resolve, reject) => rawClient.route(req, (e, r) => (e ? reject(e) : resolve(r))));
+  new Promise<RouteResponse>((resolve, reject) =>
+    rawClient.route(req, (e, r) => (e ? reject(e) : resolve(r))),
+  );
 
 const tcp = createGrpcClient(RoutingServiceService, `127.0.0.1:${port}`);
 const unix = createGrpcClient(RoutingServiceService, socketAddress);

@@ -80,7 +80,9 @@ const routingHandlers: AsyncHandlers<Routing> = {
         throw new Error("unreachable");
       }
       case "trace":
-        return RouteResponse.fromPartial({ policies: [trace.getSpanContext(context.active())?.traceId ?? ""] });
+        return RouteResponse.fromPartial({
+          policies: [trace.getSpanContext(context.active())?.traceId ?? ""],
+        });
       default:
         return RouteResponse.fromPartial({
           candidates: [{ modelId: `model-for-${request.tokenId}`, provider: "openai", priced: true }],
@@ -126,7 +128,10 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 }
 
 /** The contract both transports must honour; written once, run against each. */
-function clientContract(getClient: () => AsyncClient<Routing>, getLog: () => ReturnType<typeof recordingLogger>) {
+function clientContract(
+  getClient: () => AsyncClient<Routing>,
+  getLog: () => ReturnType<typeof recordingLogger>,
+) {
   it("round trip returns the handler's response", async () => {
     const response = await getClient().route(routeRequest("ok", "abc"));
     assert.equal(response.candidates[0]?.modelId, "model-for-abc");

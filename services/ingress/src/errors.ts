@@ -14,6 +14,11 @@ export function renderError(error: unknown, request: FastifyRequest, reply: Fast
   void reply.code(status).header("content-type", "application/json").send(body);
 }
 
+/** The HTTP status a failure is answered with (also what its usage record stores). */
+export function clientStatusOf(error: unknown): number {
+  return toResponse(error).status;
+}
+
 function toResponse(error: unknown) {
   if (error instanceof GatewayError) return { status: error.status, body: errorEnvelope(error) };
   if (error instanceof UpstreamError) return upstreamResponse(error);

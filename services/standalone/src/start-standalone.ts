@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { isTrue } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
+import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { inProcessClient } from "@gw/rpc";
@@ -16,6 +17,9 @@ import { openInfrastructure } from "./infrastructure.js";
 export interface StandaloneHandle {
   url: string;
   dataDir: string;
+  /** The process's database (PGlite allows one opener: seeding and tests go through this). */
+  db: Database;
+  secretKey: Buffer;
 }
 
 /**
@@ -58,5 +62,5 @@ export async function startStandalone(config: StandaloneConfig, { logger, shutdo
   shutdown.register("upstream", () => upstream.close());
   shutdown.register("counters", () => counters.close());
   shutdown.register("database", () => db.close());
-  return { url, dataDir: infra.dataDir };
+  return { url, dataDir: infra.dataDir, db, secretKey };
 }

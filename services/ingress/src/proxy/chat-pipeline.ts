@@ -5,6 +5,7 @@ import type { Candidate } from "@gw/proto";
 import { isRetryableRpcError, RpcError } from "@gw/rpc";
 import type { FastifyReply } from "fastify";
 import { recordUsage, type UsageFacts } from "../accounting/usage-record.js";
+import { clientStatusOf } from "../errors.js";
 import type { IngressDeps } from "../deps.js";
 import type { CallerContext } from "./caller.js";
 import type { ChatRequest } from "./chat-request.js";
@@ -163,9 +164,7 @@ async function callUpstream(
     throw mapTransportError(error, timeoutMs);
   });
   const usage = usageFromJson(text);
-  reply.code(200).header("content-type", "application/json");
-  if (caller.traceHeader) reply.header("x-service-trace-id", caller.traceId);
-  await reply.send(text);
+  await reply.code(200).header("content-type", "application/json").send(text);
   return usage;
 }
 
@@ -230,20 +229,12 @@ function upstreamFailure(status: number, body: string, retryAfter: string | stri
 
 /** Fill outcome/status/message of the record from the error that ends the call. */
 function describeFailure(error: unknown, facts: UsageFacts): void {
-  if (error instanceof GatewayError) {
-    facts.status = error.status;
-    if (error.code === "timeout") facts.outcome = "timeout";
-    else if (error.code !== "budget_exceeded") facts.outcome = "error";
-    facts.errorMessage = error.message;
-  } else if (error instanceof UpstreamError) {
-    facts.status = error.status === 0 ? 502 : error.status;
-    facts.outcome = "error";
-    facts.errorMessage = error.message;
-  } else {
-    facts.outcome = "error";
-    facts.status = (error as Error)?.name === "AbortError" ? 499 : 500;
-    facts.errorMessage = (error as Error)?.message ?? "unknown error";
-  }
+  const aborted = (error as Error)?.name === "AbortError";
+  // 499: the client closed the connection (nginx's convention); nothing was answered.
+  facts.status = aborted ? 499 : clientStatusOf(error);
+  if (error instanceof GatewayError && error.code === "timeout") facts.outcome = "timeout";
+  else if (!(error instanceof GatewayError && error.code === "budget_exceeded")) facts.outcome = "error";
+  facts.errorMessage = (error as Error)?.message ?? "unknown error";
 }
 
 /** Routing/budget unreachable or failing: the request is refused (fail closed), never sent unchecked. */

@@ -13,6 +13,8 @@ export function registerChatCompletions(app: FastifyInstance, deps: IngressDeps)
       endpoint: "chat.completions",
       ...(slug ? { projectSlug: slug } : {}),
     });
+    // Set now so refusals and failures carry it too.
+    if (caller.traceHeader) reply.header("x-service-trace-id", caller.traceId);
     const chat = parseChatRequest(request.body);
     caller.usageBase.endUser = chat.endUser;
     if (deps.outbox.full) throw Errors.accountingUnavailable();
