@@ -42,6 +42,7 @@ export interface PublishAck {
 export interface BusMessage {
   subject: string;
   data: Uint8Array;
+  /** The publish headers, plus `Nats-Msg-Id` when published with a `msgId` (both buses). */
   headers: Record<string, string>;
   /** 1 on first delivery. */
   deliveryCount: number;

@@ -1,4 +1,4 @@
-import { DeadLetterHeaders, type StreamDefinition } from "./bus.js";
+import { type BusMessage, DeadLetterHeaders, deadLetterSubject, type StreamDefinition } from "./bus.js";
 import { DEFAULT_DUPLICATE_WINDOW_MS } from "./options.js";
 
 /** The stream capturing every consumer's dead letters (`dlq.<stream>.<durable>`). */
@@ -47,4 +47,26 @@ export function buildDeadLetterHeaders(
  */
 export function deadLetterMsgId(stream: string, durable: string, seq: number): string {
   return `dlq:${stream}:${durable}:${seq}`;
+}
+
+/** A dead letter ready to publish. */
+export interface DeadLetter {
+  subject: string;
+  data: Uint8Array;
+  headers: Record<string, string>;
+  msgId: string;
+}
+
+/** The dead letter replacing `message` of `stream`/`durable` after `deliveries` failed deliveries. */
+export function deadLetterFor(
+  message: Pick<BusMessage, "subject" | "data" | "headers" | "seq">,
+  failure: Omit<DeadLetterInfo, "subject">,
+): DeadLetter {
+  const { stream, durable } = failure;
+  return {
+    subject: deadLetterSubject(stream, durable),
+    data: message.data,
+    headers: buildDeadLetterHeaders(message.headers, { ...failure, subject: message.subject }),
+    msgId: deadLetterMsgId(stream, durable, message.seq),
+  };
 }

@@ -8,7 +8,7 @@ import type {
   StreamDefinition,
   Subscription,
 } from "./bus.js";
-import { DEAD_LETTER_STREAM } from "./dead-letter.js";
+import { DEAD_LETTER_STREAM, type DeadLetter } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
 import { StreamFiles } from "./memory-store.js";
 import { MemoryStream } from "./memory-stream.js";
@@ -56,12 +56,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
     throw new Error(`no stream captures subject "${subject}"`);
   }
 
-  function storeDeadLetter(
-    subject: string,
-    data: Uint8Array,
-    headers: Record<string, string>,
-    msgId: string,
-  ) {
+  function storeDeadLetter({ subject, data, headers, msgId }: DeadLetter): void {
     streamFor(subject).store(subject, data, { headers, msgId });
   }
 

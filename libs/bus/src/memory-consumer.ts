@@ -1,5 +1,5 @@
-import { type BusMessage, deadLetterSubject, type MessageHandler, type Subscription } from "./bus.js";
-import { buildDeadLetterHeaders, deadLetterMsgId } from "./dead-letter.js";
+import type { BusMessage, MessageHandler, Subscription } from "./bus.js";
+import { type DeadLetter, deadLetterFor } from "./dead-letter.js";
 import type { BusLogger } from "./logger.js";
 import type { StoredMessage } from "./memory-store.js";
 import { MemorySubscription } from "./memory-subscription.js";
@@ -16,7 +16,7 @@ export interface ConsumerHost {
   /** Persist the settlement and let the stream trim/compact. */
   onSettled(durable: string, seq: number, kind: "ack" | "term"): void;
   /** Store a dead letter synchronously; throws when it cannot be stored. */
-  storeDeadLetter(subject: string, data: Uint8Array, headers: Record<string, string>, msgId: string): void;
+  storeDeadLetter(letter: DeadLetter): void;
 }
 
 interface InFlight {
@@ -225,15 +225,7 @@ export class MemoryConsumer {
     if (!stored) return true;
     const stream = this.host.streamName;
     try {
-      const headers = buildDeadLetterHeaders(stored.headers, {
-        subject: stored.subject,
-        stream,
-        durable: this.durable,
-        deliveries,
-        error,
-      });
-      const subject = deadLetterSubject(stream, this.durable);
-      this.host.storeDeadLetter(subject, stored.data, headers, deadLetterMsgId(stream, this.durable, seq));
+      this.host.storeDeadLetter(deadLetterFor(stored, { stream, durable: this.durable, deliveries, error }));
     } catch (deadLetterError) {
       this.logger.error({ err: deadLetterError, stream, durable: this.durable, seq }, "dead letter failed");
       return false;

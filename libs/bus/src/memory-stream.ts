@@ -1,4 +1,5 @@
 import type { PublishAck, PublishOptions, StreamDefinition } from "./bus.js";
+import type { DeadLetter } from "./dead-letter.js";
 import type { BusLogger } from "./logger.js";
 import { type ConsumerHost, MemoryConsumer } from "./memory-consumer.js";
 import type { DedupeEntry, StoredMessage, StreamFiles } from "./memory-store.js";
@@ -111,8 +112,8 @@ export class MemoryStream implements ConsumerHost {
     this.trimSettled();
   }
 
-  storeDeadLetter(subject: string, data: Uint8Array, headers: Record<string, string>, msgId: string): void {
-    this.deadLetterSink(subject, data, headers, msgId);
+  storeDeadLetter(letter: DeadLetter): void {
+    this.deadLetterSink(letter);
   }
 
   /** Drop what every durable settled; compact the file when that is everything. */
@@ -124,11 +125,10 @@ export class MemoryStream implements ConsumerHost {
       if (seq > floor) break;
       this.messages.delete(seq);
     }
-    if (
-      this.files &&
-      floor >= this.lastStoredSeq &&
-      this.files.recordsSinceCompaction >= this.compactAfterRecords
-    ) {
+    // The rewrite carries the live msgIds, so wait for at least as many new records as that: the
+    // cost per record stays constant however busy the dedupe window is.
+    const worthIt = Math.max(this.compactAfterRecords, this.dedupe.size);
+    if (this.files && floor >= this.lastStoredSeq && this.files.recordsSinceCompaction >= worthIt) {
       const durables = [...this.consumers.values()].map((consumer) => ({
         durable: consumer.durable,
         filterSubject: consumer.filterSubject,

@@ -24,6 +24,7 @@ import { NatsSubscription } from "./nats-consumer.js";
 import {
   assertValidName,
   DEFAULT_DUPLICATE_WINDOW_MS,
+  errorMessage,
   resolveConsumerOptions,
   withTimeout,
 } from "./options.js";
@@ -58,8 +59,12 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,
   });
-  void logStatus(nc, logger);
-  const jsm = await jetstreamManager(nc);
+  logStatus(nc, logger).catch(() => {});
+  const jsm = await jetstreamManager(nc).catch(async (error: unknown) => {
+    // JetStream disabled or unreachable: do not leak the connection.
+    await nc.close();
+    throw error;
+  });
   const js = jetstream(nc);
   const subscriptions = new Set<Subscription>();
   let deadLetterStream: Promise<void> | undefined;
@@ -107,11 +112,12 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       );
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
-      if (error instanceof Error && error.name === "JetStreamNotEnabled") {
-        // "No responders": nothing captured the subject (or JetStream is down).
-        throw new Error(`publish to "${subject}" failed: no stream captures the subject`, { cause: error });
-      }
-      throw error;
+      // "No responders" surfaces as JetStreamNotEnabled: nothing captured the subject.
+      const reason =
+        error instanceof Error && error.name === "JetStreamNotEnabled"
+          ? "no stream captures the subject"
+          : errorMessage(error);
+      throw new Error(`publish to "${subject}" failed: ${reason}`, { cause: error });
     }
   }
 
@@ -142,7 +148,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       logger,
       fetchExpiresMs,
       ackTimeoutMs: publishTimeoutMs,
-      publishDeadLetter: async (subject, data, headers, msgId) => {
+      publishDeadLetter: async ({ subject, data, headers, msgId }) => {
         await publish(subject, data, { headers, msgId });
       },
     });

@@ -1,6 +1,6 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
-import { type BusMessage, deadLetterSubject, type MessageHandler, type Subscription } from "./bus.js";
-import { buildDeadLetterHeaders, deadLetterMsgId } from "./dead-letter.js";
+import type { BusMessage, MessageHandler, Subscription } from "./bus.js";
+import { type DeadLetter, deadLetterFor } from "./dead-letter.js";
 import type { BusLogger } from "./logger.js";
 import { errorMessage, type ResolvedConsumerOptions } from "./options.js";
 
@@ -8,12 +8,7 @@ import { errorMessage, type ResolvedConsumerOptions } from "./options.js";
 export interface NatsSubscriptionDeps {
   logger: BusLogger;
   /** Publish a dead letter; rejects when it was not stored. */
-  publishDeadLetter(
-    subject: string,
-    data: Uint8Array,
-    headers: Record<string, string>,
-    msgId: string,
-  ): Promise<void>;
+  publishDeadLetter(letter: DeadLetter): Promise<void>;
   /** How long one pull request waits on the server (>= 1000, a client rule). */
   fetchExpiresMs: number;
   /** Bound on waiting for an ack confirmation. */
@@ -144,20 +139,8 @@ export class NatsSubscription implements Subscription {
     error: string,
   ): Promise<void> {
     const { stream, durable, nakDelayMs } = this.options;
-    const headers = buildDeadLetterHeaders(message.headers, {
-      subject: message.subject,
-      stream,
-      durable,
-      deliveries,
-      error,
-    });
     try {
-      await this.deps.publishDeadLetter(
-        deadLetterSubject(stream, durable),
-        message.data,
-        headers,
-        deadLetterMsgId(stream, durable, message.seq),
-      );
+      await this.deps.publishDeadLetter(deadLetterFor(message, { stream, durable, deliveries, error }));
     } catch (publishError) {
       // Keep the message: it comes back after the nak delay and dead-letters on that delivery.
       this.deps.logger.error({ err: publishError, stream, durable, seq: message.seq }, "dead letter failed");

@@ -7,9 +7,14 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import {
   type Bus,
   type BusMessage,
+  createBus,
   createMemoryBus,
+  deadLetterSubject,
   decodeJson,
   encodeJson,
+  ensureProjectStreams,
+  Streams,
+  Subjects,
   subjectMatches,
 } from "../src/index.js";
 import { waitFor } from "./helpers.js";
@@ -122,5 +127,28 @@ describe("subjectMatches", () => {
     assert.equal(subjectMatches("a.*.c", "a.b.c"), true);
     assert.equal(subjectMatches("a.b", "a.b"), true);
     assert.equal(subjectMatches("a.b", "a.b.c"), false);
+  });
+});
+
+describe("project streams and createBus", () => {
+  it("creates every project stream and routes the project subjects", async () => {
+    const bus = await createBus({ name: "test" });
+    try {
+      assert.equal(bus.kind, "memory");
+      await ensureProjectStreams(bus);
+      await ensureProjectStreams(bus);
+      const routes = [
+        [Subjects.usageRecord, Streams.USAGE.name],
+        [Subjects.event("budget.exceeded"), Streams.EVENTS.name],
+        [Subjects.auditEntry, Streams.AUDIT.name],
+        [Subjects.configChanged, Streams.CONFIG.name],
+        [deadLetterSubject("USAGE", "writer"), Streams.DLQ.name],
+      ];
+      for (const [subject, stream] of routes) {
+        assert.equal((await bus.publish(subject!, encodeJson({ subject }))).stream, stream);
+      }
+    } finally {
+      await bus.close();
+    }
   });
 });

@@ -18,6 +18,13 @@ import { type AsyncHandler, type CallContext, methodDisplayName, type RpcLogger 
 const tracer = trace.getTracer("@gw/rpc");
 
 /**
+ * On the wire a client's deadline and a client's cancel look the same (RST_STREAM CANCEL), and the
+ * client's reset usually arrives just before this server's own timer (which started when the headers
+ * arrived), so a cancel this close to the deadline is reported to the handler as DEADLINE_EXCEEDED.
+ */
+const DEADLINE_CANCEL_SLACK_MS = 50;
+
+/**
  * Codes that mean the server failed rather than the caller asking for something that does not exist
  * (OTel gRPC semantic conventions): only these mark the server span as an error.
  */
@@ -98,7 +105,7 @@ export function wrapUnaryHandler<Req, Res>(
     // force-shut down. The reason is an RpcError, so `signal.throwIfAborted()` in a handler surfaces
     // the right code.
     call.once("cancelled", () => {
-      const expired = deadline !== undefined && Date.now() >= deadline;
+      const expired = deadline !== undefined && Date.now() >= deadline - DEADLINE_CANCEL_SLACK_MS;
       callContext.abort(
         expired
           ? new RpcError(status.DEADLINE_EXCEEDED, "Deadline exceeded")

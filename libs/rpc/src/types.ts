@@ -17,7 +17,11 @@ export interface RpcLogger {
  */
 export type AnyServiceDefinition = ServiceDefinition;
 
-/** Per-call information handed to every handler, identical in distributed and standalone mode. */
+/**
+ * Per-call information handed to every handler, identical in distributed and standalone mode.
+ * Pass the object itself along: `signal` is an accessor (the AbortSignal is created on first read,
+ * to keep calls cheap), so a spread copy `{ ...context }` has no `signal`.
+ */
 export interface CallContext {
   /** Absolute deadline, epoch milliseconds; undefined when the caller set none. */
   deadline?: number;

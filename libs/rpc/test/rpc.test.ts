@@ -10,6 +10,7 @@ import { type RouteRequest, RouteResponse, RoutingServiceService } from "@gw/pro
 import { context, propagation, TraceFlags, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { LazyCallContext } from "../src/call-context.js";
 import {
   type AsyncClient,
   type AsyncHandlers,
@@ -271,6 +272,28 @@ describe("grpc over a unix socket", () => {
     assert.equal((await remote.client.route(routeRequest("ok", "x"))).candidates.length, 1);
     remote.close();
     await server.shutdown(1000);
+  });
+});
+
+describe("LazyCallContext", () => {
+  it("a signal first read after abort is already aborted with the reason", () => {
+    const callContext = new LazyCallContext(undefined, {});
+    const reason = rpcError(status.DEADLINE_EXCEEDED, "Deadline exceeded");
+    callContext.abort(reason);
+    assert.equal(callContext.signal.aborted, true);
+    assert.equal(callContext.signal.reason, reason);
+  });
+
+  it("a signal read before abort is aborted by it, once", () => {
+    const callContext = new LazyCallContext(Date.now() + 1000, {});
+    const signal = callContext.signal;
+    let events = 0;
+    signal.addEventListener("abort", () => events++);
+    callContext.abort(rpcError(status.CANCELLED, "Cancelled"));
+    callContext.abort(rpcError(status.DEADLINE_EXCEEDED, "late"));
+    assert.equal(events, 1);
+    assert.equal((signal.reason as RpcError).code, status.CANCELLED);
+    assert.equal(callContext.signal, signal);
   });
 });
 

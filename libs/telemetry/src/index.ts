@@ -29,14 +29,12 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     return { exporting: false, shutdown: async () => {} };
   }
   // Loaded only when exporting: the SDK and exporters cost startup time and memory.
-  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, { GrpcInstrumentation }, resources] =
-    await Promise.all([
-      import("@opentelemetry/sdk-node"),
-      import("@opentelemetry/exporter-trace-otlp-http"),
-      import("@opentelemetry/instrumentation-http"),
-      import("@opentelemetry/instrumentation-grpc"),
-      import("@opentelemetry/resources"),
-    ]);
+  const [{ NodeSDK }, { OTLPTraceExporter }, { HttpInstrumentation }, resources] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/resources"),
+  ]);
   const endpoint = options.otlpEndpoint.replace(/\/$/, "");
   const sdk = new NodeSDK({
     resource: resources.resourceFromAttributes({
@@ -45,7 +43,8 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
     }),
     traceExporter: new OTLPTraceExporter({ url: `${endpoint}/v1/traces` }),
     textMapPropagator: new W3CTraceContextPropagator(),
-    instrumentations: [new HttpInstrumentation(), new GrpcInstrumentation()],
+    // No gRPC auto-instrumentation: libs/rpc opens the server spans itself (it would double them).
+    instrumentations: [new HttpInstrumentation()],
   });
   sdk.start();
   return { exporting: true, shutdown: () => sdk.shutdown() };

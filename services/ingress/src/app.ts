@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { IngressDeps } from "./deps.js";
 import { renderError } from "./errors.js";
 import { registerChatCompletions } from "./routes/chat-completions.js";
@@ -13,10 +13,11 @@ export function buildIngressApp(deps: IngressDeps): FastifyInstance {
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance's default generic types.
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Per-request access lines cost the hot path; failures are logged by the error renderer.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
     return503OnClosing: true,
-    forceCloseConnections: false,
+    // Default "idle": on close, idle keep-alive sockets are closed, in-flight requests finish.
     requestIdHeader: false,
   });
   app.setErrorHandler((error, request, reply) => renderError(error, request, reply));

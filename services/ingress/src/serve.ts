@@ -13,8 +13,23 @@ export async function serveIngress(
   options: { host: string; port: number; shutdown: Shutdown; flushTimeoutMs: number },
 ): Promise<{ app: FastifyInstance; url: string }> {
   const app = buildIngressApp(deps);
+  let closing = false;
+  // Responses finished during shutdown tell the client to drop the connection; without this a
+  // keep-alive socket that served an in-flight request holds close() until its idle timeout.
+  app.addHook("onSend", async (_request, reply) => {
+    if (closing) reply.header("connection", "close");
+  });
   const address = await app.listen({ host: options.host, port: options.port });
-  options.shutdown.register("http", () => app.close());
+  options.shutdown.register("http", async () => {
+    closing = true;
+    // Hijacked (streamed) responses skip onSend: close their sockets as soon as they go idle.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+    try {
+      await app.close();
+    } finally {
+      clearInterval(sweep);
+    }
+  });
   options.shutdown.register("outbox", async () => {
     await deps.outbox.flush(options.flushTimeoutMs);
     await deps.outbox.close();

@@ -1,0 +1,144 @@
+/**
+ * Spine benchmark: the same chat completion sent directly to the fake upstream (the floor), through
+ * the gateway in standalone mode (in this process) and in distributed mode (separate processes,
+ * when DATABASE_URL, REDIS_URL and NATS_URL are set). See bench/README.md.
+ *
+ *   npm run bench -- [--calls 500] [--seconds 5] [--no-pin]
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import { type FakeUpstream, startFakeUpstream } from "@gw/testing";
+import { parseArgs } from "./lib/args.js";
+import { distributedUrls, startDistributedSubject } from "./lib/distributed.js";
+import { type BenchSubject, SELF, selfCpuSeconds, UPSTREAM_KEY } from "./lib/gateway.js";
+import { saturate, sequentialLatency, streamingTtfb } from "./lib/http-load.js";
+import { pinSelf, repoRoot, tasksetAvailable } from "./lib/processes.js";
+import { type Derived, derive, renderReport, type SubjectResult, TARGETS } from "./lib/report.js";
+import { startStandaloneSubject } from "./lib/standalone.js";
+import { percentiles } from "./lib/stats.js";
+
+const TTFB_WARMUP = 20;
+const args = parseArgs();
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+const pinned = args.pin && tasksetAvailable();
+if (pinned) pinSelf("0");
+const pinning = pinned
+  ? "this process (load generator + fake upstream + standalone gateway) -> core 0 (taskset -a -p -c 0)"
+  : args.pin
+    ? "none (taskset not found or fewer than 2 cores)"
+    : "none (--no-pin)";
+
+async function measure(name: SubjectResult["name"], subject: BenchSubject): Promise<SubjectResult> {
+  log(`${name}: ${args.warmup} warm-up + ${args.calls} sequential calls`);
+  const latency = percentiles(await sequentialLatency(subject.target, args.warmup, args.calls));
+  log(`${name}: ${TTFB_WARMUP} warm-up + ${args.ttfbCalls} streamed calls`);
+  const stream = await streamingTtfb(subject.target, TTFB_WARMUP, args.ttfbCalls);
+  log(`${name}: saturation, ${args.connections} connections for ${args.seconds} s`);
+  const before = subject.cpuSeconds();
+  const saturation = await saturate(subject.target, args.connections, args.seconds);
+  const after = subject.cpuSeconds();
+  const saturationCpu = Object.fromEntries(
+    Object.entries(after).map(([process, seconds]) => [process, seconds - (before[process] ?? 0)]),
+  );
+  return {
+    name,
+    latency,
+    ttfb: percentiles(stream.ttfb),
+    streamTotal: percentiles(stream.total),
+    saturation,
+    saturationCpu,
+    peakRssMb: subject.peakRssMb(),
+    memoryNote: subject.memoryNote,
+  };
+}
+
+const upstream: FakeUpstream = await startFakeUpstream({ record: false });
+const results: SubjectResult[] = [];
+const notes: string[] = [];
+const exitCodes: Record<string, unknown> = {};
+let failure: unknown;
+try {
+  const direct: BenchSubject = {
+    target: {
+      name: "direct",
+      url: `${upstream.baseUrl}/chat/completions`,
+      headers: { authorization: `Bearer ${UPSTREAM_KEY}` },
+    },
+    cpuSeconds: () => ({ [SELF]: selfCpuSeconds() }),
+    peakRssMb: () => Number.NaN,
+    memoryNote: "",
+    stop: async () => ({}),
+  };
+  results.push(await measure("direct", direct));
+
+  log("standalone: starting in-process");
+  const standalone = await startStandaloneSubject(upstream.baseUrl);
+  try {
+    results.push(await measure("standalone", standalone));
+    notes.push(
+      `standalone RSS before the gateway started (load generator + fake upstream only): ${standalone.rssBeforeMb.toFixed(1)} MB`,
+    );
+  } finally {
+    await standalone.stop();
+  }
+
+  const urls = distributedUrls();
+  if ("missing" in urls) {
+    notes.push(
+      `distributed: SKIPPED, ${urls.missing.join(", ")} not set (set DATABASE_URL, REDIS_URL and NATS_URL to include it)`,
+    );
+  } else {
+    log("distributed: creating a database, starting routing, budget, usage-writer, ingress");
+    const distributed = await startDistributedSubject(urls, upstream.baseUrl, pinned);
+    notes.push(`distributed pinning: ${distributed.pinning}`);
+    try {
+      results.push(await measure("distributed", distributed));
+    } finally {
+      Object.assign(exitCodes, await distributed.stop());
+      notes.push(`distributed exit codes after SIGTERM: ${JSON.stringify(exitCodes)}`);
+    }
+  }
+} catch (error) {
+  failure = error;
+} finally {
+  await upstream.close();
+}
+
+if (results.length > 0) {
+  const direct = results[0]!;
+  const derived = new Map<string, Derived>(results.map((r) => [r.name, derive(r, direct)]));
+  const header = [
+    `Spine benchmark  ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
+    `Client: undici request, keep-alive Agent; ${args.warmup} warm-up + ${args.calls} measured calls; TTFB over ${args.ttfbCalls} streamed calls.`,
+    "Loopback only (127.0.0.1). Load generator, fake upstream and gateway share this machine's cores;",
+    `pinning: ${pinning}.`,
+    "Standalone runs inside this process: its numbers include the load generator's and fake upstream's work on the same event loop.",
+  ];
+  console.log(renderReport(results, derived, header));
+  console.log("");
+  for (const note of notes) console.log(note);
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const file = join(repoRoot, "bench", "results", `spine-${stamp}.json`);
+  mkdirSync(join(repoRoot, "bench", "results"), { recursive: true });
+  const json = {
+    at: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().map((c) => c.model),
+    args,
+    pinning,
+    targets: TARGETS,
+    results,
+    derived: Object.fromEntries(derived),
+    notes,
+  };
+  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`results written to ${file}`);
+}
+if (failure) {
+  console.error("bench failed:", failure);
+  process.exitCode = 1;
+}
+// Whatever still holds the event loop (a pool closing slowly) must not keep the bench alive.
+setTimeout(() => process.exit(), 3000).unref();

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createDatabase, type Database } from "@gw/db";
+import { createTestDatabaseUrl } from "@gw/db/testing";
+import { seedProject } from "@gw/service-standalone";
+import { type FakeUpstream, startFakeUpstream, waitFor } from "@gw/testing";
+import { freePort, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import {
+  checkChatCompletionRecorded,
+  checkHealth,
+  checkRefusals,
+  checkStreamingRecorded,
+  checkUpstreamFailureRecorded,
+  type SpineTarget,
+} from "../support/spine-checks.js";
+
+const { DATABASE_URL, REDIS_URL, NATS_URL } = process.env;
+const missing = Object.entries({ DATABASE_URL, REDIS_URL, NATS_URL })
+  .filter(([, value]) => !value)
+  .map(([name]) => name);
+
+// Distributed mode: ingress, routing, budget and usage-writer as separate processes, gRPC over TCP
+// between them, NATS JetStream, Redis and PostgreSQL. The same checks as the standalone suite.
+describe("spine, distributed mode", { skip: missing.length > 0 ? `needs ${missing.join(", ")}` : false }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
+  const secretKey = randomBytes(32);
+  const processes: ServiceProcess[] = [];
+  let database: { url: string; drop(): Promise<void> };
+  let db: Database;
+  let upstream: FakeUpstream;
+  let target: SpineTarget;
+
+  before(async () => {
+    upstream = await startFakeUpstream();
+    database = await createTestDatabaseUrl(DATABASE_URL!);
+    db = await createDatabase({ url: database.url });
+    await db.migrate();
+    const seeded = await seedProject(db.prisma, secretKey, {
+      projectSlug: "spine",
+      modelId: "fake-model",
+      provider: "custom",
+      baseUrl: upstream.baseUrl,
+      upstreamModel: "gpt-fake-upstream",
+      apiKey: "sk-upstream-secret",
+    });
+    const [routingPort, budgetPort, httpPort] = [await freePort(), await freePort(), await freePort()];
+    const shared = {
+      DATABASE_URL: database.url,
+      REDIS_URL: REDIS_URL!,
+      NATS_URL: NATS_URL!,
+      SERVICE_DATA_DIR: dataDir,
+      SHUTDOWN_TIMEOUT_MS: "8000",
+    };
+    processes.push(
+      startServiceProcess("routing", { ...shared, ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` }),
+      startServiceProcess("budget", { ...shared, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),
+      startServiceProcess("usage-writer", shared),
+      startServiceProcess("ingress", {
+        ...shared,
+        SERVICE_SECRET_KEY: secretKey.toString("base64"),
+        ROUTING_GRPC_ADDRESS: `127.0.0.1:${routingPort}`,
+        BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+        PORT: String(httpPort),
+        HOST: "127.0.0.1",
+      }),
+    );
+    const url = `http://127.0.0.1:${httpPort}`;
+    await waitFor(
+      async () => {
+        const dead = processes.find((p) => p.child.exitCode !== null);
+        if (dead) throw new Error(`${dead.name} exited: ${dead.output()}`);
+        return (await fetch(`${url}/health`).catch(() => undefined))?.ok;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: "ingress /health" },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; ${error.cause ?? ""}\n${processes.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
+    });
+    target = { url, token: seeded.token, prisma: db.prisma, upstream, upstreamKey: "sk-upstream-secret", upstreamModel: "gpt-fake-upstream" };
+  });
+
+  after(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await db?.close();
+    await database?.drop();
+    await upstream?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("answers /health", () => checkHealth(target));
+  it("serves a chat completion and records its usage row", () => checkChatCompletionRecorded(target));
+  it("streams and records the stream's usage", () => checkStreamingRecorded(target));
+  it("refuses bad tokens and bad bodies in the envelope", () => checkRefusals(target));
+  it("records upstream failures", () => checkUpstreamFailureRecorded(target));
+
+  it("shuts every service down gracefully on SIGTERM, recording what was in flight", async () => {
+    upstream.setBehaviour({ latencyMs: 400, content: "finished during shutdown" });
+    const inFlight = fetch(`${target.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json", "x-service-trace": "1" },
+      body: JSON.stringify({ model: "x", messages: [{ role: "user", content: "last call" }] }),
+    });
+    await waitFor(() => upstream.requests.some((r) => JSON.stringify(r.body).includes("last call")), { what: "request upstream" });
+    const ingress = processes.find((p) => p.name === "ingress")!;
+    const ingressExit = ingress.stop();
+    const response = await inFlight;
+    assert.equal(response.status, 200, "the in-flight request finishes");
+    assert.equal(await ingressExit, 0, ingress.output());
+    // The usage-writer is still up: the record published during shutdown reaches the database.
+    const row = await waitFor(() =>
+      db.prisma.usageRecord.findFirst({ where: { traceId: response.headers.get("x-service-trace-id") ?? "" } }).then((r) => r ?? undefined),
+    );
+    assert.equal(row.outcome, "success");
+    for (const service of processes.filter((p) => p !== ingress)) {
+      assert.equal(await service.stop(), 0, `${service.name} exits 0\n${service.output()}`);
+    }
+  });
+});
