@@ -3,7 +3,7 @@
  * the gateway in standalone mode (in this process) and in distributed mode (separate processes,
  * when DATABASE_URL, REDIS_URL and NATS_URL are set). See bench/README.md.
  *
- *   npm run bench -- [--calls 500] [--seconds 5] [--no-pin]
+ *   npm run bench -- [--calls 500] [--seconds 5] [--no-pin] [--cpu-prof-dir DIR]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -91,7 +91,7 @@ try {
     );
   } else {
     log("distributed: creating a database, starting routing, budget, usage-writer, ingress");
-    const distributed = await startDistributedSubject(urls, upstream.baseUrl, pinned);
+    const distributed = await startDistributedSubject(urls, upstream.baseUrl, pinned, args.cpuProfDir);
     notes.push(`distributed pinning: ${distributed.pinning}`);
     try {
       results.push(await measure("distributed", distributed));

@@ -44,4 +44,5 @@ await build({
 });
 rmSync(join(root, "dist/migrations"), { recursive: true, force: true });
 cpSync(join(root, "libs/db/prisma/migrations"), join(root, "dist/migrations"), { recursive: true });
-if (!quiet) console.log(`bundled ${Object.keys(entries).length} entries into dist/ in ${Date.now() - started} ms`);
+if (!quiet)
+  console.log(`bundled ${Object.keys(entries).length} entries into dist/ in ${Date.now() - started} ms`);

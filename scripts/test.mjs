@@ -3,8 +3,7 @@
 // and NATS_URL are set and skip themselves otherwise; this line says which, up front.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
-import { dirname } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -10,6 +10,8 @@ export interface BenchArgs {
   connections: number;
   /** Pin with taskset when it is available. */
   pin: boolean;
+  /** Write CPU profiles of the distributed children here (node --cpu-prof). */
+  cpuProfDir?: string;
 }
 
 export function parseArgs(argv: string[] = process.argv.slice(2)): BenchArgs {
@@ -29,9 +31,10 @@ export function parseArgs(argv: string[] = process.argv.slice(2)): BenchArgs {
     else if (flag === "--seconds") args.seconds = Math.min(value(), 120);
     else if (flag === "--connections") args.connections = Math.min(Math.round(value()), 256);
     else if (flag === "--no-pin") args.pin = false;
+    else if (flag === "--cpu-prof-dir") args.cpuProfDir = argv[++i];
     else if (flag === "--help" || flag === "-h") {
       console.log(
-        "usage: npm run bench -- [--calls N] [--warmup N] [--ttfb-calls N] [--seconds S] [--connections C] [--no-pin]",
+        "usage: npm run bench -- [--calls N] [--warmup N] [--ttfb-calls N] [--seconds S] [--connections C] [--no-pin] [--cpu-prof-dir DIR]",
       );
       process.exit(0);
     } else throw new Error(`unknown option ${flag}`);

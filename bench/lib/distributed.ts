@@ -42,6 +42,7 @@ export async function startDistributedSubject(
   urls: DistributedUrls,
   upstreamBaseUrl: string,
   pin: boolean,
+  cpuProfDir?: string,
 ): Promise<BenchSubject & { pinning: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-bench-distributed-"));
   const secretKey = randomBytes(32);
@@ -77,11 +78,12 @@ export async function startDistributedSubject(
       LOG_LEVEL: "warn",
       SHUTDOWN_TIMEOUT_MS: "8000",
     };
+    const profile = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
     const [ingressCpus, otherCpus] = pin ? ["1", "0-1"] : [undefined, undefined];
     const service = (name: string, env: Record<string, string>, cpus?: string) =>
       spawnNode(
         name,
-        ["--import", "tsx", join("services", name, "src", "main.ts")],
+        [...profile, "--import", "tsx", join("services", name, "src", "main.ts")],
         { ...shared, ...env },
         cpus,
       );

@@ -25,7 +25,9 @@ const missing = Object.entries({ DATABASE_URL, REDIS_URL, NATS_URL })
 
 // Distributed mode: ingress, routing, budget and usage-writer as separate processes, gRPC over TCP
 // between them, NATS JetStream, Redis and PostgreSQL. The same checks as the standalone suite.
-describe("spine, distributed mode", { skip: missing.length > 0 ? `needs ${missing.join(", ")}` : false }, () => {
+describe("spine, distributed mode", {
+  skip: missing.length > 0 ? `needs ${missing.join(", ")}` : false,
+}, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
   const secretKey = randomBytes(32);
   const processes: ServiceProcess[] = [];
@@ -77,9 +79,18 @@ describe("spine, distributed mode", { skip: missing.length > 0 ? `needs ${missin
       },
       { timeoutMs: 60_000, intervalMs: 100, what: "ingress /health" },
     ).catch((error: Error) => {
-      throw new Error(`${error.message}; ${error.cause ?? ""}\n${processes.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
+      throw new Error(
+        `${error.message}; ${error.cause ?? ""}\n${processes.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`,
+      );
     });
-    target = { url, token: seeded.token, prisma: db.prisma, upstream, upstreamKey: "sk-upstream-secret", upstreamModel: "gpt-fake-upstream" };
+    target = {
+      url,
+      token: seeded.token,
+      prisma: db.prisma,
+      upstream,
+      upstreamKey: "sk-upstream-secret",
+      upstreamModel: "gpt-fake-upstream",
+    };
   });
 
   after(async () => {
@@ -100,10 +111,16 @@ describe("spine, distributed mode", { skip: missing.length > 0 ? `needs ${missin
     upstream.setBehaviour({ latencyMs: 400, content: "finished during shutdown" });
     const inFlight = fetch(`${target.url}/v1/chat/completions`, {
       method: "POST",
-      headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json", "x-service-trace": "1" },
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        "content-type": "application/json",
+        "x-service-trace": "1",
+      },
       body: JSON.stringify({ model: "x", messages: [{ role: "user", content: "last call" }] }),
     });
-    await waitFor(() => upstream.requests.some((r) => JSON.stringify(r.body).includes("last call")), { what: "request upstream" });
+    await waitFor(() => upstream.requests.some((r) => JSON.stringify(r.body).includes("last call")), {
+      what: "request upstream",
+    });
     const ingress = processes.find((p) => p.name === "ingress")!;
     const ingressExit = ingress.stop();
     const response = await inFlight;
@@ -111,7 +128,9 @@ describe("spine, distributed mode", { skip: missing.length > 0 ? `needs ${missin
     assert.equal(await ingressExit, 0, ingress.output());
     // The usage-writer is still up: the record published during shutdown reaches the database.
     const row = await waitFor(() =>
-      db.prisma.usageRecord.findFirst({ where: { traceId: response.headers.get("x-service-trace-id") ?? "" } }).then((r) => r ?? undefined),
+      db.prisma.usageRecord
+        .findFirst({ where: { traceId: response.headers.get("x-service-trace-id") ?? "" } })
+        .then((r) => r ?? undefined),
     );
     assert.equal(row.outcome, "success");
     for (const service of processes.filter((p) => p !== ingress)) {

@@ -37,7 +37,14 @@ describe("spine, standalone mode", () => {
       upstreamModel: "gpt-fake-upstream",
       apiKey: "sk-upstream-secret",
     });
-    target = { url: handle.url, token: seeded.token, prisma: handle.db.prisma, upstream, upstreamKey: "sk-upstream-secret", upstreamModel: "gpt-fake-upstream" };
+    target = {
+      url: handle.url,
+      token: seeded.token,
+      prisma: handle.db.prisma,
+      upstream,
+      upstreamKey: "sk-upstream-secret",
+      upstreamModel: "gpt-fake-upstream",
+    };
   });
 
   after(async () => {
@@ -59,10 +66,13 @@ describe("spine, standalone mode", () => {
       modelId: "fake-budget-model",
       provider: "custom",
       baseUrl: upstream.baseUrl,
-      budgets: [{ metric: "calls", limit: 2, windowType: "period", windowSize: "daily", onExhausted: "block" }],
+      budgets: [
+        { metric: "calls", limit: 2, windowType: "period", windowSize: "daily", onExhausted: "block" },
+      ],
     });
     const client = sdk(target, seeded.token);
-    const ask = () => client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hi" }] });
+    const ask = () =>
+      client.chat.completions.create({ model: "x", messages: [{ role: "user", content: "hi" }] });
     await ask();
     await ask();
     const third = await ask().catch((error: unknown) => error);
@@ -80,14 +90,20 @@ describe("spine, standalone mode", () => {
   });
 
   it("answers 504 and records a timeout when the provider is slower than the project timeout", async () => {
-    const project = await target.prisma.project.update({ where: { slug: "spine" }, data: { defaultTimeoutMs: 150 } });
+    const project = await target.prisma.project.update({
+      where: { slug: "spine" },
+      data: { defaultTimeoutMs: 150 },
+    });
     assert.equal(project.defaultTimeoutMs, 150);
     // Config is cached for a few seconds; wait until the new timeout is in force.
     upstream.setBehaviour({ latencyMs: 1000 });
     const failure = await waitFor(
       async () => {
         const error = await sdk(target)
-          .chat.completions.create({ model: "x", messages: [{ role: "user", content: "slow" }] }, { headers: { "x-service-trace": "1" } })
+          .chat.completions.create(
+            { model: "x", messages: [{ role: "user", content: "slow" }] },
+            { headers: { "x-service-trace": "1" } },
+          )
           .catch((e: unknown) => e);
         return error instanceof OpenAI.APIError && error.status === 504 ? error : undefined;
       },
@@ -95,7 +111,9 @@ describe("spine, standalone mode", () => {
     );
     upstream.setBehaviour({});
     const row = await waitFor(() =>
-      target.prisma.usageRecord.findFirst({ where: { traceId: failure.headers?.get("x-service-trace-id") ?? "" } }).then((r) => r ?? undefined),
+      target.prisma.usageRecord
+        .findFirst({ where: { traceId: failure.headers?.get("x-service-trace-id") ?? "" } })
+        .then((r) => r ?? undefined),
     );
     assert.equal(row.outcome, "timeout");
     assert.equal(row.status, 504);

@@ -40,7 +40,11 @@ export async function checkChatCompletionRecorded(target: SpineTarget): Promise<
   target.upstream.setBehaviour({ content: "the spine works" });
   const { data, response } = await sdk(target)
     .chat.completions.create(
-      { model: "anything", messages: [{ role: "user", content: "is the spine alive today" }], user: "end-user-7" },
+      {
+        model: "anything",
+        messages: [{ role: "user", content: "is the spine alive today" }],
+        user: "end-user-7",
+      },
       { headers: { "x-service-trace": "1", "x-service-conversation-id": "conv-42" } },
     )
     .withResponse();
@@ -94,7 +98,11 @@ export async function checkRefusals(target: SpineTarget): Promise<void> {
   assert.ok(unknown instanceof OpenAI.AuthenticationError);
   assert.equal((unknown.error as { code?: string }).code, "invalid_api_key");
 
-  const missing = await fetch(`${target.url}/v1/chat/completions`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+  const missing = await fetch(`${target.url}/v1/chat/completions`, {
+    method: "POST",
+    body: "{}",
+    headers: { "content-type": "application/json" },
+  });
   assert.equal(missing.status, 401);
   assert.equal(((await missing.json()) as { error: { type: string } }).error.type, "authentication_error");
 
@@ -120,7 +128,10 @@ export async function checkRefusals(target: SpineTarget): Promise<void> {
 export async function checkUpstreamFailureRecorded(target: SpineTarget): Promise<void> {
   target.upstream.setBehaviour({ status: 500 });
   const failure = await sdk(target)
-    .chat.completions.create({ model: "x", messages: [{ role: "user", content: "fail" }] }, { headers: { "x-service-trace": "1" } })
+    .chat.completions.create(
+      { model: "x", messages: [{ role: "user", content: "fail" }] },
+      { headers: { "x-service-trace": "1" } },
+    )
     .catch((error: unknown) => error);
   target.upstream.setBehaviour({});
   assert.ok(failure instanceof OpenAI.APIError);

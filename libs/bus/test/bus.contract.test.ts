@@ -3,8 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { connect } from "@nats-io/transport-node";
 import {
   type Bus,
   type BusMessage,
@@ -16,6 +14,7 @@ import {
   encodeJson,
 } from "../src/index.js";
 import { deferred, delay, randomId, waitFor } from "./helpers.js";
+import { deleteNatsStreams } from "./nats-cleanup.js";
 
 /** A bus under test and how to remove what a test created on shared infrastructure. */
 interface BusHarness {
@@ -274,23 +273,4 @@ if (natsUrl) {
   describe("nats bus", () => {
     it.skip("NATS_URL not set");
   });
-}
-
-/** Remove test streams, plus their dead letters and DLQ readers from the shared DLQ stream. */
-async function deleteNatsStreams(url: string, streams: string[]): Promise<void> {
-  const nc = await connect({ servers: url });
-  try {
-    const jsm = await jetstreamManager(nc);
-    for (const stream of streams) {
-      await jsm.streams.delete(stream).catch(() => false);
-      const prefix = `dlq.${stream}.`;
-      await jsm.streams.purge("DLQ", { filter: `${prefix}>` }).catch(() => undefined);
-      for await (const consumer of jsm.consumers.list("DLQ")) {
-        if (consumer.config.filter_subject?.startsWith(prefix))
-          await jsm.consumers.delete("DLQ", consumer.name);
-      }
-    }
-  } finally {
-    await nc.close();
-  }
 }

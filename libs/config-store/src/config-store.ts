@@ -1,6 +1,6 @@
 import type { PrismaClient } from "@gw/db";
-import { TtlCache } from "./ttl-cache.js";
 import { toBudgets, toModelConfig } from "./map-rows.js";
+import { TtlCache } from "./ttl-cache.js";
 import type { ProjectConfig, TokenConfig } from "./types.js";
 
 /**
@@ -58,7 +58,12 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         async () => {
           const row = await prisma.projectToken.findUnique({ where: { tokenHash } });
           if (!row || row.revokedAt) return null;
-          return { id: row.id, projectId: row.projectId, name: row.name, tags: (row.tags ?? {}) as Record<string, string> };
+          return {
+            id: row.id,
+            projectId: row.projectId,
+            name: row.name,
+            tags: (row.tags ?? {}) as Record<string, string>,
+          };
         },
         (token) => (token ? ttlMs : negativeTtlMs),
       );

@@ -7,12 +7,14 @@ export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
   private readonly loading = new Map<string, Promise<V>>();
 
-  constructor(
-    private readonly options: { ttlMs: number; maxEntries: number; now?: () => number },
-  ) {}
+  constructor(private readonly options: { ttlMs: number; maxEntries: number; now?: () => number }) {}
 
   /** `ttlMs` may depend on the loaded value (e.g. a shorter life for "not found"). */
-  async get(key: string, load: () => Promise<V>, ttlMs: number | ((value: V) => number) = this.options.ttlMs): Promise<V> {
+  async get(
+    key: string,
+    load: () => Promise<V>,
+    ttlMs: number | ((value: V) => number) = this.options.ttlMs,
+  ): Promise<V> {
     const now = (this.options.now ?? Date.now)();
     const hit = this.entries.get(key);
     if (hit && hit.expiresAt > now) return hit.value;

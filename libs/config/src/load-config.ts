@@ -5,10 +5,15 @@ import type { z } from "zod";
  * `config.ts` with `process.env`; nothing else reads the environment, so configuration is
  * explicit, validated at startup and passed down.
  */
-export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.infer<S> {
   const result = schema.safeParse(env);
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `  ${issue.path.join(".") || "(root)"}: ${issue.message}`);
+    const problems = result.error.issues.map(
+      (issue) => `  ${issue.path.join(".") || "(root)"}: ${issue.message}`,
+    );
     throw new ConfigError(`Invalid configuration:\n${problems.join("\n")}`);
   }
   return result.data;

@@ -7,7 +7,11 @@ import { ConfigError } from "./load-config.js";
  */
 export function requireDistributedUrls(
   service: string,
-  config: { DATABASE_URL?: string | undefined; REDIS_URL?: string | undefined; NATS_URL?: string | undefined },
+  config: {
+    DATABASE_URL?: string | undefined;
+    REDIS_URL?: string | undefined;
+    NATS_URL?: string | undefined;
+  },
   needed: ("DATABASE_URL" | "REDIS_URL" | "NATS_URL")[],
 ): void {
   const missing = needed.filter((name) => !config[name]);

@@ -34,12 +34,19 @@ export class UpstreamError extends Error {
   readonly isRetryable: boolean;
   readonly retryAfterMs: number | undefined;
 
-  constructor(options: { message: string; status: number; body?: string; retryAfterMs?: number; cause?: unknown }) {
+  constructor(options: {
+    message: string;
+    status: number;
+    body?: string;
+    retryAfterMs?: number;
+    cause?: unknown;
+  }) {
     super(options.message, { cause: options.cause });
     this.status = options.status;
     this.body = (options.body ?? "").slice(0, 2000);
     this.retryAfterMs = options.retryAfterMs;
-    this.isRetryable = options.status === 0 || options.status === 408 || options.status === 429 || options.status >= 500;
+    this.isRetryable =
+      options.status === 0 || options.status === 408 || options.status === 429 || options.status >= 500;
   }
 }
 
@@ -55,10 +62,21 @@ export function errorEnvelope(error: { message: string; type: string; code: stri
 /** Common gateway errors, so every place raises them with the same code and status. */
 export const Errors = {
   invalidToken: () =>
-    new GatewayError({ code: "invalid_api_key", type: "authentication_error", status: 401, message: "Invalid or missing project token." }),
-  badRequest: (message: string) => new GatewayError({ code: "invalid_request", type: "invalid_request_error", status: 400, message }),
+    new GatewayError({
+      code: "invalid_api_key",
+      type: "authentication_error",
+      status: 401,
+      message: "Invalid or missing project token.",
+    }),
+  badRequest: (message: string) =>
+    new GatewayError({ code: "invalid_request", type: "invalid_request_error", status: 400, message }),
   noCandidates: (reason: string) =>
-    new GatewayError({ code: "no_candidates", type: "service_unavailable", status: 503, message: `No model can serve this request: ${reason}` }),
+    new GatewayError({
+      code: "no_candidates",
+      type: "service_unavailable",
+      status: 503,
+      message: `No model can serve this request: ${reason}`,
+    }),
   budgetExceeded: (scope: string, metric: string) =>
     new GatewayError({
       code: "budget_exceeded",
@@ -75,8 +93,14 @@ export const Errors = {
       message: "Budgets cannot be checked right now; the request was not sent.",
     }),
   timeout: (ms: number) =>
-    new GatewayError({ code: "timeout", type: "timeout_error", status: 504, message: `The provider did not answer within ${ms} ms.` }),
-  upstream: (message: string) => new GatewayError({ code: "upstream_error", type: "upstream_error", status: 502, message }),
+    new GatewayError({
+      code: "timeout",
+      type: "timeout_error",
+      status: 504,
+      message: `The provider did not answer within ${ms} ms.`,
+    }),
+  upstream: (message: string) =>
+    new GatewayError({ code: "upstream_error", type: "upstream_error", status: 502, message }),
   accountingUnavailable: () =>
     new GatewayError({
       code: "accounting_unavailable",
@@ -85,5 +109,6 @@ export const Errors = {
       retryable: true,
       message: "Usage cannot be recorded right now (outbox full); the request was not sent.",
     }),
-  notFound: (message = "Not found.") => new GatewayError({ code: "not_found", type: "not_found_error", status: 404, message }),
+  notFound: (message = "Not found.") =>
+    new GatewayError({ code: "not_found", type: "not_found_error", status: 404, message }),
 };

@@ -26,7 +26,11 @@ export async function bootService<C extends BootConfig>(options: {
   loadStart: () => Promise<(config: C, context: ServiceContext) => Promise<void>>;
 }): Promise<void> {
   const { name, config } = options;
-  const telemetry = await startTelemetry({ serviceName: name, version: SERVICE_VERSION, otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const telemetry = await startTelemetry({
+    serviceName: name,
+    version: SERVICE_VERSION,
+    otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const logger = createLogger({ name, level: config.LOG_LEVEL });
   const shutdown = createShutdown({ logger, timeoutMs: config.SHUTDOWN_TIMEOUT_MS });
   shutdown.installSignalHandlers();

@@ -8,9 +8,9 @@ export type { Logger } from "pino";
  */
 export const REDACTED_PATHS = [
   "req.headers.authorization",
-  "req.headers[\"x-api-key\"]",
+  'req.headers["x-api-key"]',
   "headers.authorization",
-  "headers[\"x-api-key\"]",
+  'headers["x-api-key"]',
   "authorization",
   "apiKey",
   "*.apiKey",

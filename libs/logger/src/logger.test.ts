@@ -15,7 +15,10 @@ describe("logger redaction", () => {
     });
     const logger = pino({ redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, sink);
     logger.info(
-      { req: { headers: { authorization: "Bearer sk-rt-secret", "x-api-key": "sk-rt-other" } }, apiKey: "sk-up" },
+      {
+        req: { headers: { authorization: "Bearer sk-rt-secret", "x-api-key": "sk-rt-other" } },
+        apiKey: "sk-up",
+      },
       "request",
     );
     const line = lines.join("");

@@ -47,7 +47,9 @@ describe("fake upstream (OpenAI chat completions)", () => {
 
   it("answers 429 with retry-after and OpenAI's error body", async () => {
     upstream.setBehaviour({ status: 429, retryAfterSeconds: 2 });
-    const error = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] }).catch((e) => e);
+    const error = await client.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "x" }] })
+      .catch((e) => e);
     assert.ok(error instanceof OpenAI.RateLimitError);
     assert.equal(error.headers.get("retry-after"), "2");
     assert.equal(error.code, "rate_limit_exceeded");

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { chatMessagesText, countFakeTokens } from "./fake-tokens.js";
 import { chatChunk, chatCompletion, chatUsage, chatUsageChunk, openAiError } from "./openai-chat-wire.js";
@@ -85,7 +85,9 @@ export async function startFakeUpstream(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  await new Promise<void>((resolve) =>
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve),
+  );
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
@@ -116,13 +118,19 @@ function parseBody(buffer: Buffer): unknown {
 function handle(request: RecordedRequest, behaviour: FakeBehaviour, res: ServerResponse): void {
   if (behaviour.status && behaviour.status >= 300) {
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (behaviour.retryAfterSeconds !== undefined) headers["retry-after"] = String(behaviour.retryAfterSeconds);
+    if (behaviour.retryAfterSeconds !== undefined)
+      headers["retry-after"] = String(behaviour.retryAfterSeconds);
     res.writeHead(behaviour.status, headers).end(JSON.stringify(openAiError(behaviour.status)));
     return;
   }
   if (request.method === "GET" && request.path.startsWith("/v1/models")) {
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] }));
+    res.end(
+      JSON.stringify({
+        object: "list",
+        data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }],
+      }),
+    );
     return;
   }
   if (request.method !== "POST" || !request.path.startsWith("/v1/chat/completions")) {
@@ -131,10 +139,19 @@ function handle(request: RecordedRequest, behaviour: FakeBehaviour, res: ServerR
     res.end(JSON.stringify({ echo: { method: request.method, path: request.path, body: request.body } }));
     return;
   }
-  const body = (request.body ?? {}) as { model?: string; messages?: unknown; stream?: boolean; stream_options?: { include_usage?: boolean } };
+  const body = (request.body ?? {}) as {
+    model?: string;
+    messages?: unknown;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+  };
   const content = behaviour.content ?? DEFAULT_CONTENT;
   const model = typeof body.model === "string" ? body.model : "fake-model";
-  const usage = chatUsage(countFakeTokens(chatMessagesText(body.messages)), countFakeTokens(content), behaviour.cachedTokens ?? 0);
+  const usage = chatUsage(
+    countFakeTokens(chatMessagesText(body.messages)),
+    countFakeTokens(content),
+    behaviour.cachedTokens ?? 0,
+  );
   const id = `chatcmpl-${randomUUID()}`;
   const created = Math.floor(Date.now() / 1000);
   if (!body.stream) {
@@ -142,18 +159,43 @@ function handle(request: RecordedRequest, behaviour: FakeBehaviour, res: ServerR
     res.end(JSON.stringify(chatCompletion({ id, model, content, usage, created })));
     return;
   }
-  streamCompletion(res, behaviour, { id, model, created, content, usage, includeUsage: body.stream_options?.include_usage === true });
+  streamCompletion(res, behaviour, {
+    id,
+    model,
+    created,
+    content,
+    usage,
+    includeUsage: body.stream_options?.include_usage === true,
+  });
 }
 
 function streamCompletion(
   res: ServerResponse,
   behaviour: FakeBehaviour,
-  reply: { id: string; model: string; created: number; content: string; usage: ReturnType<typeof chatUsage>; includeUsage: boolean },
+  reply: {
+    id: string;
+    model: string;
+    created: number;
+    content: string;
+    usage: ReturnType<typeof chatUsage>;
+    includeUsage: boolean;
+  },
 ): void {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
-  const base = { id: reply.id, model: reply.model, created: reply.created, withUsageField: reply.includeUsage };
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  const base = {
+    id: reply.id,
+    model: reply.model,
+    created: reply.created,
+    withUsageField: reply.includeUsage,
+  };
   const words = reply.content.split(/(?<=\s)/);
-  const events: string[] = [JSON.stringify(chatChunk({ ...base, delta: { role: "assistant", content: "", refusal: null } }))];
+  const events: string[] = [
+    JSON.stringify(chatChunk({ ...base, delta: { role: "assistant", content: "", refusal: null } })),
+  ];
   for (const word of words) events.push(JSON.stringify(chatChunk({ ...base, delta: { content: word } })));
   events.push(JSON.stringify(chatChunk({ ...base, delta: {}, finishReason: "stop" })));
   if (reply.includeUsage) events.push(JSON.stringify(chatUsageChunk({ ...reply, usage: reply.usage })));
@@ -163,7 +205,8 @@ function streamCompletion(
   const contentChunksSent = () => Math.max(0, Math.min(index - 1, words.length));
   const writeNext = (): void => {
     while (index < events.length) {
-      if (behaviour.stallAfterChunks !== undefined && contentChunksSent() >= behaviour.stallAfterChunks) return;
+      if (behaviour.stallAfterChunks !== undefined && contentChunksSent() >= behaviour.stallAfterChunks)
+        return;
       if (behaviour.dropAfterChunks !== undefined && contentChunksSent() >= behaviour.dropAfterChunks) {
         res.socket?.destroy();
         return;

@@ -1,3 +1,8 @@
 export { chatMessagesText, countFakeTokens } from "./fake-tokens.js";
-export { type FakeBehaviour, type FakeUpstream, type RecordedRequest, startFakeUpstream } from "./fake-upstream.js";
+export {
+  type FakeBehaviour,
+  type FakeUpstream,
+  type RecordedRequest,
+  startFakeUpstream,
+} from "./fake-upstream.js";
 export { waitFor } from "./wait-for.js";

@@ -21,7 +21,13 @@ export function chatUsage(promptTokens: number, completionTokens: number, cached
   };
 }
 
-export function chatCompletion(options: { id: string; model: string; content: string; usage: ChatUsage; created: number }) {
+export function chatCompletion(options: {
+  id: string;
+  model: string;
+  content: string;
+  usage: ChatUsage;
+  created: number;
+}) {
   return {
     id: options.id,
     object: "chat.completion",
@@ -57,7 +63,9 @@ export function chatChunk(options: {
     model: options.model,
     service_tier: "default",
     system_fingerprint: "fp_fake",
-    choices: [{ index: 0, delta: options.delta, logprobs: null, finish_reason: options.finishReason ?? null }],
+    choices: [
+      { index: 0, delta: options.delta, logprobs: null, finish_reason: options.finishReason ?? null },
+    ],
     ...(options.withUsageField ? { usage: null } : {}),
   };
 }
@@ -83,9 +91,17 @@ export function openAiError(status: number, message?: string) {
     401: { type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided." },
     404: { type: "invalid_request_error", code: "model_not_found", message: "The model does not exist." },
     429: { type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached for requests." },
-    500: { type: "server_error", code: null, message: "The server had an error while processing your request." },
+    500: {
+      type: "server_error",
+      code: null,
+      message: "The server had an error while processing your request.",
+    },
     503: { type: "server_error", code: null, message: "The engine is currently overloaded." },
   };
-  const known = byStatus[status] ?? { type: "server_error", code: null, message: `Upstream error ${status}.` };
+  const known = byStatus[status] ?? {
+    type: "server_error",
+    code: null,
+    message: `Upstream error ${status}.`,
+  };
   return { error: { message: message ?? known.message, type: known.type, param: null, code: known.code } };
 }

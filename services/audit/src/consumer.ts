@@ -1,4 +1,4 @@
-import { type Bus, decodeJson, Streams, type Subscription, Subjects } from "@gw/bus";
+import { type Bus, decodeJson, Streams, Subjects, type Subscription } from "@gw/bus";
 import type { Prisma, PrismaClient } from "@gw/db";
 import { AuditEntry } from "@gw/proto";
 
@@ -7,7 +7,13 @@ export const AUDIT_DURABLE = "audit";
 /** Stores audit entries idempotently (same pattern as the usage writer: ack after commit). */
 export async function startAuditWriter(deps: { bus: Bus; prisma: PrismaClient }): Promise<Subscription> {
   return deps.bus.consume(
-    { stream: Streams.AUDIT.name, durable: AUDIT_DURABLE, filterSubject: Subjects.auditEntry, maxDeliver: 10, maxInFlight: 16 },
+    {
+      stream: Streams.AUDIT.name,
+      durable: AUDIT_DURABLE,
+      filterSubject: Subjects.auditEntry,
+      maxDeliver: 10,
+      maxInFlight: 16,
+    },
     async (message) => {
       const entry = AuditEntry.fromJSON(decodeJson(message.data));
       if (!entry.id) throw new Error("audit entry without id");

@@ -6,7 +6,10 @@ import type { AuditConfig } from "./config.js";
 import { startAuditWriter } from "./consumer.js";
 
 /** The audit service as its own process: NATS JetStream in, PostgreSQL out. */
-export async function startAuditService(config: AuditConfig, { logger, shutdown }: ServiceContext): Promise<void> {
+export async function startAuditService(
+  config: AuditConfig,
+  { logger, shutdown }: ServiceContext,
+): Promise<void> {
   requireDistributedUrls("audit", config, ["DATABASE_URL", "NATS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();

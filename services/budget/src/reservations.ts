@@ -68,7 +68,14 @@ export async function reserve(deps: BudgetDeps, request: ReserveRequest): Promis
   });
   const expiresAtMs = now + RESERVATION_TTL_MS;
   if (entries.length === 0) {
-    return { admitted: true, reservationId: request.reservationId, blockedScope: "", blockedMetric: "", message: "", expiresAtMs };
+    return {
+      admitted: true,
+      reservationId: request.reservationId,
+      blockedScope: "",
+      blockedMetric: "",
+      message: "",
+      expiresAtMs,
+    };
   }
   const result = await counterCall(() => deps.counters.reserve(entries));
   if (!result.ok) {
@@ -82,13 +89,28 @@ export async function reserve(deps: BudgetDeps, request: ReserveRequest): Promis
       expiresAtMs,
     };
   }
-  const stored: StoredReservation = { entries: entries.map(({ key, metric, amount }) => ({ key, metric, amount })) };
-  await counterCall(() => deps.counters.setValue(reservationKey(request.reservationId), JSON.stringify(stored), RESERVATION_TTL_MS));
-  return { admitted: true, reservationId: request.reservationId, blockedScope: "", blockedMetric: "", message: "", expiresAtMs };
+  const stored: StoredReservation = {
+    entries: entries.map(({ key, metric, amount }) => ({ key, metric, amount })),
+  };
+  await counterCall(() =>
+    deps.counters.setValue(reservationKey(request.reservationId), JSON.stringify(stored), RESERVATION_TTL_MS),
+  );
+  return {
+    admitted: true,
+    reservationId: request.reservationId,
+    blockedScope: "",
+    blockedMetric: "",
+    message: "",
+    expiresAtMs,
+  };
 }
 
 /** Replace the reserved worst case by `actual` (release = settle to zero). False when unknown or done. */
-export async function settle(deps: BudgetDeps, reservationId: string, actual: UsageAmounts | undefined): Promise<boolean> {
+export async function settle(
+  deps: BudgetDeps,
+  reservationId: string,
+  actual: UsageAmounts | undefined,
+): Promise<boolean> {
   const key = reservationKey(reservationId);
   const raw = await counterCall(() => deps.counters.getValue(key));
   if (!raw) return false;

@@ -13,9 +13,16 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
   requireDistributedUrls("budget", config, ["DATABASE_URL", "REDIS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
-  const counters = createCounterStore({ redisUrl: config.REDIS_URL!, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS, logger });
+  const counters = createCounterStore({
+    redisUrl: config.REDIS_URL!,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    logger,
+  });
   const server = createGrpcServer({ logger });
-  server.add(BudgetServiceService, createBudgetHandlers({ configStore: createConfigStore({ prisma: db.prisma }), counters }));
+  server.add(
+    BudgetServiceService,
+    createBudgetHandlers({ configStore: createConfigStore({ prisma: db.prisma }), counters }),
+  );
   const { port } = await server.listen(config.BUDGET_GRPC_LISTEN);
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
   shutdown.register("counters", () => counters.close());

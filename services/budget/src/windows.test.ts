@@ -6,10 +6,22 @@ const at = (iso: string) => Date.parse(iso);
 
 describe("currentWindow", () => {
   it("uses UTC calendar periods", () => {
-    assert.equal(currentWindow("period", "daily", at("2026-11-22T23:59:59Z")).endsAt, at("2026-11-23T00:00:00Z"));
-    assert.equal(currentWindow("period", "hourly", at("2026-11-22T10:30:00Z")).endsAt, at("2026-11-22T11:00:00Z"));
-    assert.equal(currentWindow("period", "monthly", at("2026-12-31T12:00:00Z")).endsAt, at("2027-01-01T00:00:00Z"));
-    assert.equal(currentWindow("period", "yearly", at("2026-03-01T00:00:00Z")).endsAt, at("2027-01-01T00:00:00Z"));
+    assert.equal(
+      currentWindow("period", "daily", at("2026-11-22T23:59:59Z")).endsAt,
+      at("2026-11-23T00:00:00Z"),
+    );
+    assert.equal(
+      currentWindow("period", "hourly", at("2026-11-22T10:30:00Z")).endsAt,
+      at("2026-11-22T11:00:00Z"),
+    );
+    assert.equal(
+      currentWindow("period", "monthly", at("2026-12-31T12:00:00Z")).endsAt,
+      at("2027-01-01T00:00:00Z"),
+    );
+    assert.equal(
+      currentWindow("period", "yearly", at("2026-03-01T00:00:00Z")).endsAt,
+      at("2027-01-01T00:00:00Z"),
+    );
   });
 
   it("starts weeks on Monday", () => {
@@ -17,7 +29,10 @@ describe("currentWindow", () => {
     const sunday = currentWindow("period", "weekly", at("2026-11-22T08:00:00Z"));
     assert.equal(sunday.id, "p2026-11-16T00:00:00.000Z");
     assert.equal(sunday.endsAt, at("2026-11-23T00:00:00Z"));
-    assert.equal(currentWindow("period", "weekly", at("2026-11-23T00:00:00Z")).id, "p2026-11-23T00:00:00.000Z");
+    assert.equal(
+      currentWindow("period", "weekly", at("2026-11-23T00:00:00Z")).id,
+      "p2026-11-23T00:00:00.000Z",
+    );
   });
 
   it("changes id exactly at the boundary", () => {

@@ -33,7 +33,10 @@ function toResponse(error: unknown) {
       }),
     };
   }
-  return { status: 500, body: errorEnvelope({ message: "Internal error.", type: "server_error", code: "internal_error" }) };
+  return {
+    status: 500,
+    body: errorEnvelope({ message: "Internal error.", type: "server_error", code: "internal_error" }),
+  };
 }
 
 function clientMessage(error: FastifyError): string {
@@ -54,12 +57,34 @@ function clientMessage(error: FastifyError): string {
 /** Upstream 4xx are the client's to see (their request was refused); 5xx and network errors are 502; 429 stays 429. */
 function upstreamResponse(error: UpstreamError) {
   if (error.status === 429) {
-    return { status: 429, body: errorEnvelope({ message: "The provider is rate limiting; retry later.", type: "rate_limit_error", code: "rate_limited" }) };
+    return {
+      status: 429,
+      body: errorEnvelope({
+        message: "The provider is rate limiting; retry later.",
+        type: "rate_limit_error",
+        code: "rate_limited",
+      }),
+    };
   }
   if (error.status >= 400 && error.status < 500) {
-    return { status: error.status, body: errorEnvelope({ message: `The provider refused the request: ${upstreamMessage(error.body)}`, type: "invalid_request_error", code: "upstream_rejected" }) };
+    return {
+      status: error.status,
+      body: errorEnvelope({
+        message: `The provider refused the request: ${upstreamMessage(error.body)}`,
+        type: "invalid_request_error",
+        code: "upstream_rejected",
+      }),
+    };
   }
-  return { status: 502, body: errorEnvelope({ message: error.status === 0 ? "The provider could not be reached." : `The provider failed (${error.status}).`, type: "upstream_error", code: "upstream_error" }) };
+  return {
+    status: 502,
+    body: errorEnvelope({
+      message:
+        error.status === 0 ? "The provider could not be reached." : `The provider failed (${error.status}).`,
+      type: "upstream_error",
+      code: "upstream_error",
+    }),
+  };
 }
 
 function upstreamMessage(body: string): string {

@@ -13,17 +13,30 @@ import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
 import { serveIngress } from "./serve.js";
 
 /** Ingress as its own process: gRPC to routing and budget, NATS for usage, PostgreSQL for config. */
-export async function startIngressService(config: IngressConfig, { logger, shutdown, version }: ServiceContext): Promise<void> {
+export async function startIngressService(
+  config: IngressConfig,
+  { logger, shutdown, version }: ServiceContext,
+): Promise<void> {
   requireDistributedUrls("ingress", config, ["DATABASE_URL", "NATS_URL"]);
-  if (!config.SERVICE_SECRET_KEY) throw new Error("ingress needs SERVICE_SECRET_KEY (32 bytes, base64) to decrypt upstream keys");
+  if (!config.SERVICE_SECRET_KEY)
+    throw new Error("ingress needs SERVICE_SECRET_KEY (32 bytes, base64) to decrypt upstream keys");
   const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
   const bus = await createBus({ natsUrl: config.NATS_URL!, name: "ingress", logger });
   await ensureProjectStreams(bus);
-  const routing = createGrpcClient(RoutingServiceService, config.ROUTING_GRPC_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
-  const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, { defaultDeadlineMs: config.GRPC_DEADLINE_MS });
-  const outbox = createOutbox({ bus, logger, path: join(config.SERVICE_DATA_DIR, "ingress-outbox.jsonl"), maxPending: config.OUTBOX_MAX_PENDING });
+  const routing = createGrpcClient(RoutingServiceService, config.ROUTING_GRPC_ADDRESS, {
+    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, {
+    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const outbox = createOutbox({
+    bus,
+    logger,
+    path: join(config.SERVICE_DATA_DIR, "ingress-outbox.jsonl"),
+    maxPending: config.OUTBOX_MAX_PENDING,
+  });
   const upstream = createUpstreamDispatcher();
   const { url } = await serveIngress(
     {

@@ -1,10 +1,12 @@
 import { BaseEnv, GrpcEnv, InfraEnv, loadConfig } from "@gw/config";
 import { z } from "zod";
 
-export const RoutingConfig = BaseEnv.extend(InfraEnv.shape).extend(GrpcEnv.shape).extend({
-  /** Where the routing gRPC server binds ("host:port" or "unix:/path"). */
-  ROUTING_GRPC_LISTEN: z.string().default("0.0.0.0:50051"),
-});
+export const RoutingConfig = BaseEnv.extend(InfraEnv.shape)
+  .extend(GrpcEnv.shape)
+  .extend({
+    /** Where the routing gRPC server binds ("host:port" or "unix:/path"). */
+    ROUTING_GRPC_LISTEN: z.string().default("0.0.0.0:50051"),
+  });
 export type RoutingConfig = z.infer<typeof RoutingConfig>;
 
 export function readRoutingConfig(): RoutingConfig {

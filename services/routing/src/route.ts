@@ -11,7 +11,12 @@ import type { Candidate, RouteRequest, RouteResponse, TraceEntry } from "@gw/pro
 export async function route(configStore: ConfigStore, request: RouteRequest): Promise<RouteResponse> {
   const started = performance.now();
   const project = await configStore.projectById(request.projectId);
-  if (!project) return { candidates: [], trace: [traceEntry("filter", "project", "excluded", "unknown project")], policies: [] };
+  if (!project)
+    return {
+      candidates: [],
+      trace: [traceEntry("filter", "project", "excluded", "unknown project")],
+      policies: [],
+    };
 
   const trace: TraceEntry[] = [];
   const enabled: ModelConfig[] = [];
@@ -20,9 +25,16 @@ export async function route(configStore: ConfigStore, request: RouteRequest): Pr
     else trace.push(traceEntry("filter", "enabled", "excluded", "model is disabled", model.id));
   }
   trace.push(
-    traceEntry("filter", "enabled", "passed", `${enabled.length} of ${project.models.length} models enabled`, "", {
-      candidates: enabled.map((m) => m.id),
-    }),
+    traceEntry(
+      "filter",
+      "enabled",
+      "passed",
+      `${enabled.length} of ${project.models.length} models enabled`,
+      "",
+      {
+        candidates: enabled.map((m) => m.id),
+      },
+    ),
   );
   const candidates = enabled.map((model) => toCandidate(model, request));
   trace.push(
@@ -60,5 +72,13 @@ function traceEntry(
   modelId = "",
   details?: Record<string, unknown>,
 ): TraceEntry {
-  return { stage, name, outcome, reason, modelId, detailsJson: details ? JSON.stringify(details) : "", durationMs: 0 };
+  return {
+    stage,
+    name,
+    outcome,
+    reason,
+    modelId,
+    detailsJson: details ? JSON.stringify(details) : "",
+    durationMs: 0,
+  };
 }

@@ -15,6 +15,8 @@ export const StandaloneConfig = BaseEnv.extend(InfraEnv.shape)
   });
 export type StandaloneConfig = z.infer<typeof StandaloneConfig>;
 
-export function readStandaloneConfig(env: Record<string, string | undefined> = process.env): StandaloneConfig {
+export function readStandaloneConfig(
+  env: Record<string, string | undefined> = process.env,
+): StandaloneConfig {
   return loadConfig(StandaloneConfig, env);
 }

@@ -17,7 +17,9 @@ export interface Infrastructure {
 /** Real servers where URLs are set, embedded adapters with files in the data directory elsewhere. */
 export async function openInfrastructure(config: StandaloneConfig, logger: Logger): Promise<Infrastructure> {
   const dataDir = resolve(config.SERVICE_DATA_DIR);
-  const db = await createDatabase(config.DATABASE_URL ? { url: config.DATABASE_URL, logger } : { dataDir: join(dataDir, "pglite"), logger });
+  const db = await createDatabase(
+    config.DATABASE_URL ? { url: config.DATABASE_URL, logger } : { dataDir: join(dataDir, "pglite"), logger },
+  );
   const migrations = await db.migrate();
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
   const bus = await createBus({
@@ -32,6 +34,8 @@ export async function openInfrastructure(config: StandaloneConfig, logger: Logge
     logger,
   });
   // A laptop install encrypts upstream keys with a key generated into the data directory (0600).
-  const secretKey = config.SERVICE_SECRET_KEY ? parseSecretKey(config.SERVICE_SECRET_KEY) : loadOrCreateKeyFile(join(dataDir, "secret.key"));
+  const secretKey = config.SERVICE_SECRET_KEY
+    ? parseSecretKey(config.SERVICE_SECRET_KEY)
+    : loadOrCreateKeyFile(join(dataDir, "secret.key"));
   return { dataDir, db, bus, counters, secretKey };
 }

@@ -22,7 +22,9 @@ const { values } = parseArgs({
   },
 });
 if (values.provider === "custom" && !values["base-url"]) {
-  process.stderr.write("--base-url is required for provider custom (an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1)\n");
+  process.stderr.write(
+    "--base-url is required for provider custom (an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1)\n",
+  );
   process.exit(2);
 }
 const config = readStandaloneConfig();

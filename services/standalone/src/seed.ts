@@ -27,7 +27,11 @@ export interface SeedResult {
  * Create (or update) a project with one model and a fresh token. Until the management API exists
  * this is how a gateway gets its first configuration; tests use it too.
  */
-export async function seedProject(prisma: PrismaClient, secretKey: Buffer, options: SeedOptions): Promise<SeedResult> {
+export async function seedProject(
+  prisma: PrismaClient,
+  secretKey: Buffer,
+  options: SeedOptions,
+): Promise<SeedResult> {
   const model = {
     provider: options.provider,
     baseUrl: options.baseUrl ?? null,
@@ -38,14 +42,27 @@ export async function seedProject(prisma: PrismaClient, secretKey: Buffer, optio
     contextWindow: 128_000,
     capabilities: ["chat"],
   };
-  await prisma.model.upsert({ where: { id: options.modelId }, create: { id: options.modelId, ...model }, update: model });
+  await prisma.model.upsert({
+    where: { id: options.modelId },
+    create: { id: options.modelId, ...model },
+    update: model,
+  });
   const existing = await prisma.project.findUnique({ where: { slug: options.projectSlug } });
   const project =
     existing ??
     (await prisma.project.create({
-      data: { id: newId("proj"), name: options.projectName ?? options.projectSlug, slug: options.projectSlug, budgets: (options.budgets ?? []) as object[] },
+      data: {
+        id: newId("proj"),
+        name: options.projectName ?? options.projectSlug,
+        slug: options.projectSlug,
+        budgets: (options.budgets ?? []) as object[],
+      },
     }));
-  if (existing && options.budgets) await prisma.project.update({ where: { id: project.id }, data: { budgets: options.budgets as object[] } });
+  if (existing && options.budgets)
+    await prisma.project.update({
+      where: { id: project.id },
+      data: { budgets: options.budgets as object[] },
+    });
   const position = await prisma.projectModel.count({ where: { projectId: project.id } });
   await prisma.projectModel.upsert({
     where: { projectId_modelId: { projectId: project.id, modelId: options.modelId } },
@@ -54,7 +71,13 @@ export async function seedProject(prisma: PrismaClient, secretKey: Buffer, optio
   });
   const token = generateProjectToken();
   const tokenRow = await prisma.projectToken.create({
-    data: { id: newId("tok"), projectId: project.id, name: options.tokenName ?? "seed", tokenHash: hashToken(token), prefix: tokenDisplayPrefix(token) },
+    data: {
+      id: newId("tok"),
+      projectId: project.id,
+      name: options.tokenName ?? "seed",
+      tokenHash: hashToken(token),
+      prefix: tokenDisplayPrefix(token),
+    },
   });
   return { projectId: project.id, modelId: options.modelId, tokenId: tokenRow.id, token };
 }

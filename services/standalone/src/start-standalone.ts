@@ -27,15 +27,25 @@ export interface StandaloneHandle {
  * interfaces as over gRPC, in-process; usage-writer and audit consume the in-process bus.
  * Shutdown order: HTTP (in-flight requests finish) -> outbox flush -> consumers drain -> close.
  */
-export async function startStandalone(config: StandaloneConfig, { logger, shutdown, version }: ServiceContext): Promise<StandaloneHandle> {
+export async function startStandalone(
+  config: StandaloneConfig,
+  { logger, shutdown, version }: ServiceContext,
+): Promise<StandaloneHandle> {
   const infra = await openInfrastructure(config, logger);
   const { db, bus, counters, secretKey } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
   const routing = inProcessClient(RoutingServiceService, createRoutingHandlers({ configStore }), { logger });
-  const budget = inProcessClient(BudgetServiceService, createBudgetHandlers({ configStore, counters }), { logger });
+  const budget = inProcessClient(BudgetServiceService, createBudgetHandlers({ configStore, counters }), {
+    logger,
+  });
   const usageWriter = await startUsageWriter({ bus, prisma: db.prisma, logger });
   const auditWriter = await startAuditWriter({ bus, prisma: db.prisma });
-  const outbox = createOutbox({ bus, logger, path: join(infra.dataDir, "ingress-outbox.jsonl"), maxPending: config.OUTBOX_MAX_PENDING });
+  const outbox = createOutbox({
+    bus,
+    logger,
+    path: join(infra.dataDir, "ingress-outbox.jsonl"),
+    maxPending: config.OUTBOX_MAX_PENDING,
+  });
   const upstream = createUpstreamDispatcher();
   const { url } = await serveIngress(
     {

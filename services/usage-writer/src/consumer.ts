@@ -1,4 +1,4 @@
-import { type Bus, decodeJson, Streams, type Subscription, Subjects } from "@gw/bus";
+import { type Bus, decodeJson, Streams, Subjects, type Subscription } from "@gw/bus";
 import type { PrismaClient } from "@gw/db";
 import type { Logger } from "@gw/logger";
 import { UsageRecord } from "@gw/proto";
@@ -13,7 +13,12 @@ export const USAGE_WRITER_DURABLE = "usage-writer";
  * acked only after the row is committed; a failed insert throws, so the bus redelivers it and,
  * after its max deliveries, parks it on the dead-letter subject instead of dropping it.
  */
-export async function startUsageWriter(deps: { bus: Bus; prisma: PrismaClient; logger: Logger; maxInFlight?: number }): Promise<Subscription> {
+export async function startUsageWriter(deps: {
+  bus: Bus;
+  prisma: PrismaClient;
+  logger: Logger;
+  maxInFlight?: number;
+}): Promise<Subscription> {
   return deps.bus.consume(
     {
       stream: Streams.USAGE.name,
@@ -32,7 +37,11 @@ export async function startUsageWriter(deps: { bus: Bus; prisma: PrismaClient; l
           throw new Error("usage record without id or projectId");
         }
         await deps.prisma.usageRecord.createMany({ data: [toUsageRow(record)], skipDuplicates: true });
-        if (message.deliveryCount > 1) deps.logger.info({ id: record.id, deliveries: message.deliveryCount }, "usage record stored after redelivery");
+        if (message.deliveryCount > 1)
+          deps.logger.info(
+            { id: record.id, deliveries: message.deliveryCount },
+            "usage record stored after redelivery",
+          );
       }),
   );
 }

@@ -1,4 +1,13 @@
-import { appendFileSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, truncateSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+} from "node:fs";
 import { dirname } from "node:path";
 
 /**
@@ -34,7 +43,8 @@ export class OutboxLog {
       } catch {
         continue; // a torn last line from a crash mid-write: the message was never acknowledged to anyone
       }
-      if ("a" in line) pending.set(line.a, { id: line.a, subject: line.s, data: Buffer.from(line.d, "base64") });
+      if ("a" in line)
+        pending.set(line.a, { id: line.a, subject: line.s, data: Buffer.from(line.d, "base64") });
       else pending.delete(line.k);
     }
     return [...pending.values()];

@@ -45,7 +45,8 @@ export function createOutbox(options: OutboxOptions): Outbox {
   let closed = false;
   const idleWaiters: (() => void)[] = [];
 
-  if (queue.length > 0) options.logger.warn({ pending: queue.length }, "outbox: replaying unpublished messages");
+  if (queue.length > 0)
+    options.logger.warn({ pending: queue.length }, "outbox: replaying unpublished messages");
 
   function notifyIdle() {
     if (pendingIds.size === 0) {
@@ -82,7 +83,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
     if (retryTimer || closed) return;
     const delay = Math.min(retryMaxMs, retryBaseMs * 2 ** Math.min(failures - 1, 10));
     if (failures === 1 || failures % 10 === 0) {
-      options.logger.warn({ err: error, pending: pendingIds.size, retryInMs: delay }, "outbox: publish failed, retrying");
+      options.logger.warn(
+        { err: error, pending: pendingIds.size, retryInMs: delay },
+        "outbox: publish failed, retrying",
+      );
     }
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
@@ -118,7 +122,10 @@ export function createOutbox(options: OutboxOptions): Outbox {
         new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()),
       ]);
       if (pendingIds.size > 0) {
-        options.logger.warn({ pending: pendingIds.size, durable: Boolean(log) }, "outbox: messages still pending at flush deadline");
+        options.logger.warn(
+          { pending: pendingIds.size, durable: Boolean(log) },
+          "outbox: messages still pending at flush deadline",
+        );
       }
     },
     async close() {

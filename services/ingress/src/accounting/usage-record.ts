@@ -62,6 +62,10 @@ export function recordUsage(outbox: Outbox, facts: UsageFacts): UsageRecord {
     streamed: facts.streamed,
     endpoint: facts.endpoint,
   };
-  outbox.enqueue({ id: record.id, subject: Subjects.usageRecord, data: encodeJson(UsageRecord.toJSON(record)) });
+  outbox.enqueue({
+    id: record.id,
+    subject: Subjects.usageRecord,
+    data: encodeJson(UsageRecord.toJSON(record)),
+  });
   return record;
 }

@@ -57,7 +57,12 @@ export async function resolveCaller(
   if (!project) throw Errors.invalidToken();
   if (options.projectSlug && options.projectSlug !== project.slug) {
     // Tokens with access to several projects arrive with the proxy-surface issue.
-    throw new GatewayError({ code: "project_forbidden", type: "permission_error", status: 403, message: `This token may not use project ${options.projectSlug}.` });
+    throw new GatewayError({
+      code: "project_forbidden",
+      type: "permission_error",
+      status: 403,
+      message: `This token may not use project ${options.projectSlug}.`,
+    });
   }
   const traceId = randomUUID();
   const controller = new AbortController();

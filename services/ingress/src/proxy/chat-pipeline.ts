@@ -5,8 +5,8 @@ import type { Candidate } from "@gw/proto";
 import { isRetryableRpcError, RpcError } from "@gw/rpc";
 import type { FastifyReply } from "fastify";
 import { recordUsage, type UsageFacts } from "../accounting/usage-record.js";
-import { clientStatusOf } from "../errors.js";
 import type { IngressDeps } from "../deps.js";
+import { clientStatusOf } from "../errors.js";
 import type { CallerContext } from "./caller.js";
 import type { ChatRequest } from "./chat-request.js";
 import { relaySse, type StreamTally } from "./sse-relay.js";
@@ -66,7 +66,12 @@ export async function handleChatCompletion(
   }
 }
 
-async function pickCandidate(deps: IngressDeps, caller: CallerContext, chat: ChatRequest, trace: unknown[]): Promise<Candidate> {
+async function pickCandidate(
+  deps: IngressDeps,
+  caller: CallerContext,
+  chat: ChatRequest,
+  trace: unknown[],
+): Promise<Candidate> {
   const routed = await rpc(() =>
     deps.routing.route(
       {
@@ -121,10 +126,23 @@ async function reserve(
   }
 }
 
-async function settle(deps: IngressDeps, reservationId: string, usage: CallUsage, cost: number): Promise<void> {
+async function settle(
+  deps: IngressDeps,
+  reservationId: string,
+  usage: CallUsage,
+  cost: number,
+): Promise<void> {
   try {
     await deps.budget.settle(
-      { reservationId, actual: { calls: 1, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, costMicros: cost } },
+      {
+        reservationId,
+        actual: {
+          calls: 1,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          costMicros: cost,
+        },
+      },
       { deadlineMs: deps.rpcDeadlineMs },
     );
   } catch (error) {
@@ -144,7 +162,8 @@ async function callUpstream(
 ): Promise<CallUsage> {
   const timeoutMs = caller.project.defaultTimeoutMs ?? deps.defaultTimeoutMs;
   const body: Record<string, unknown> = { ...chat.body, model: model.upstreamModel };
-  if (chat.stream) body.stream_options = { ...(chat.body.stream_options as object | undefined), include_usage: true };
+  if (chat.stream)
+    body.stream_options = { ...(chat.body.stream_options as object | undefined), include_usage: true };
   const started = performance.now();
   const upstream = await postJson({
     dispatcher: deps.upstream,
@@ -154,7 +173,13 @@ async function callUpstream(
     timeoutMs,
     signal: caller.signal,
   });
-  trace.push({ stage: "attempt", name: model.id, outcome: upstream.status < 400 ? "success" : "error", status: upstream.status, latencyMs: performance.now() - started });
+  trace.push({
+    stage: "attempt",
+    name: model.id,
+    outcome: upstream.status < 400 ? "success" : "error",
+    status: upstream.status,
+    latencyMs: performance.now() - started,
+  });
   if (upstream.status >= 400) {
     const text = await upstream.body.text().catch(() => "");
     throw upstreamFailure(upstream.status, text, upstream.headers["retry-after"]);
@@ -186,7 +211,11 @@ async function streamToClient(
 ): Promise<CallUsage> {
   reply.hijack();
   const res = reply.raw;
-  const headers: Record<string, string> = { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" };
+  const headers: Record<string, string> = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  };
   if (caller.traceHeader) headers["x-service-trace-id"] = caller.traceId;
   res.writeHead(200, headers);
   if (!caller.noTraceEvent) res.write(`data: ${JSON.stringify(traceEvent(caller, facts))}\n\n`);
@@ -196,13 +225,17 @@ async function streamToClient(
   } catch (error) {
     // After the first byte there is no silent switch: the stream ends with an error event.
     const mapped = mapTransportError(error, timeoutMs);
-    if (!res.destroyed) res.write(`data: ${JSON.stringify({ error: { message: mapped.message, type: "upstream_error", code: "stream_interrupted" } })}\n\n`);
+    if (!res.destroyed)
+      res.write(
+        `data: ${JSON.stringify({ error: { message: mapped.message, type: "upstream_error", code: "stream_interrupted" } })}\n\n`,
+      );
     facts.errorMessage = mapped.message;
   } finally {
     res.end();
   }
   if (!tally.sawDone && !facts.errorMessage) facts.errorMessage = "stream ended before completion";
-  if (facts.errorMessage) deps.logger.info({ traceId: caller.traceId, reason: facts.errorMessage }, "stream ended early");
+  if (facts.errorMessage)
+    deps.logger.info({ traceId: caller.traceId, reason: facts.errorMessage }, "stream ended early");
   // Without a usage chunk (cut short), bill what was produced: ~4 characters per token.
   return tally.usage ?? { inputTokens: 0, outputTokens: Math.ceil(tally.contentChars / 4), cacheTokens: 0 };
 }
@@ -224,7 +257,12 @@ function traceEvent(caller: CallerContext, facts: UsageFacts) {
 
 function upstreamFailure(status: number, body: string, retryAfter: string | string[] | undefined): Error {
   const after = retryAfterMs(retryAfter);
-  return new UpstreamError({ message: `provider answered ${status}`, status, body, ...(after !== undefined ? { retryAfterMs: after } : {}) });
+  return new UpstreamError({
+    message: `provider answered ${status}`,
+    status,
+    body,
+    ...(after !== undefined ? { retryAfterMs: after } : {}),
+  });
 }
 
 /** Fill outcome/status/message of the record from the error that ends the call. */

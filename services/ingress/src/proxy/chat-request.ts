@@ -24,17 +24,24 @@ export function parseChatRequest(body: unknown): ChatRequest {
     throw Errors.badRequest("`messages` must be a non-empty array.");
   }
   for (const [index, message] of record.messages.entries()) {
-    if (typeof message !== "object" || message === null || typeof (message as { role?: unknown }).role !== "string") {
+    if (
+      typeof message !== "object" ||
+      message === null ||
+      typeof (message as { role?: unknown }).role !== "string"
+    ) {
       throw Errors.badRequest(`messages[${index}] must be an object with a string \`role\`.`);
     }
   }
-  if (record.model !== undefined && typeof record.model !== "string") throw Errors.badRequest("`model` must be a string.");
-  if (record.stream !== undefined && typeof record.stream !== "boolean") throw Errors.badRequest("`stream` must be a boolean.");
+  if (record.model !== undefined && typeof record.model !== "string")
+    throw Errors.badRequest("`model` must be a string.");
+  if (record.stream !== undefined && typeof record.stream !== "boolean")
+    throw Errors.badRequest("`stream` must be a boolean.");
   const maxTokens = record.max_completion_tokens ?? record.max_tokens;
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)) {
     throw Errors.badRequest("`max_tokens` must be a positive integer.");
   }
-  if (record.user !== undefined && typeof record.user !== "string") throw Errors.badRequest("`user` must be a string.");
+  if (record.user !== undefined && typeof record.user !== "string")
+    throw Errors.badRequest("`user` must be a string.");
   return {
     body: record,
     requestedModel: (record.model as string | undefined) ?? "",

@@ -1,6 +1,6 @@
 import type { ModelConfig } from "@gw/config-store";
 import { Errors, GatewayError, UpstreamError } from "@gw/errors";
-import { Agent, type Dispatcher, errors as undiciErrors, request } from "undici";
+import { Agent, type Dispatcher, request, errors as undiciErrors } from "undici";
 
 /**
  * HTTP to upstream providers: one keep-alive connection pool per ingress (undici), timeouts that
@@ -30,7 +30,12 @@ export function upstreamBaseUrl(model: ModelConfig): string {
 }
 
 export function createUpstreamDispatcher(): Dispatcher {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 256, pipelining: 1 });
+  return new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    connections: 256,
+    pipelining: 1,
+  });
 }
 
 export interface UpstreamResponse {
@@ -47,7 +52,10 @@ export async function postJson(options: {
   timeoutMs: number;
   signal: AbortSignal;
 }): Promise<UpstreamResponse> {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   try {
     const response = await request(options.url, {
@@ -72,7 +80,11 @@ export function mapTransportError(error: unknown, timeoutMs: number): Error {
   }
   if (error instanceof GatewayError) return error;
   if ((error as Error)?.name === "AbortError") return error as Error;
-  return new UpstreamError({ message: `upstream unreachable: ${(error as Error)?.message ?? "unknown"}`, status: 0, cause: error });
+  return new UpstreamError({
+    message: `upstream unreachable: ${(error as Error)?.message ?? "unknown"}`,
+    status: 0,
+    cause: error,
+  });
 }
 
 /** Retry-After in seconds or an HTTP date, as ms. */

@@ -10,8 +10,12 @@ import type { IngressDeps } from "../deps.js";
 export function registerReserved(app: FastifyInstance, _deps: IngressDeps): void {
   app.get("/", async (_request, reply) => reply.redirect("/dashboard/", 302));
   app.setNotFoundHandler(async (request, reply) =>
-    reply
-      .code(404)
-      .send(errorEnvelope({ message: `No route for ${request.method} ${request.url.split("?")[0]}.`, type: "not_found_error", code: "not_found" })),
+    reply.code(404).send(
+      errorEnvelope({
+        message: `No route for ${request.method} ${request.url.split("?")[0]}.`,
+        type: "not_found_error",
+        code: "not_found",
+      }),
+    ),
   );
 }
