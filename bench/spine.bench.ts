@@ -6,7 +6,7 @@
  *   npm run bench -- [--calls 500] [--seconds 5] [--no-pin] [--cpu-prof-dir DIR]
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type FakeUpstream, startFakeUpstream } from "@gw/testing";
 import { parseArgs } from "./lib/args.js";
@@ -14,6 +14,7 @@ import { distributedUrls, startDistributedSubject } from "./lib/distributed.js";
 import { type BenchSubject, SELF, selfCpuSeconds, UPSTREAM_KEY } from "./lib/gateway.js";
 import { saturate, sequentialLatency, streamingTtfb } from "./lib/http-load.js";
 import { pinSelf, repoRoot, tasksetAvailable } from "./lib/processes.js";
+import { childProfile, profilerClockUs, startInProcessProfile, summarizeProfile } from "./lib/profile.js";
 import { type Derived, derive, renderReport, type SubjectResult, TARGETS } from "./lib/report.js";
 import { startStandaloneSubject } from "./lib/standalone.js";
 import { percentiles } from "./lib/stats.js";
@@ -37,7 +38,9 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
   const stream = await streamingTtfb(subject.target, TTFB_WARMUP, args.ttfbCalls);
   log(`${name}: saturation, ${args.connections} connections for ${args.seconds} s`);
   const before = subject.cpuSeconds();
+  const startedUs = profilerClockUs();
   const saturation = await saturate(subject.target, args.connections, args.seconds);
+  const saturationWindowUs: [number, number] = [startedUs, profilerClockUs()];
   const after = subject.cpuSeconds();
   const saturationCpu = Object.fromEntries(
     Object.entries(after).map(([process, seconds]) => [process, seconds - (before[process] ?? 0)]),
@@ -51,9 +54,14 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
     saturationCpu,
     peakRssMb: subject.peakRssMb(),
     memoryNote: subject.memoryNote,
+    saturationWindowUs,
   };
 }
 
+if (args.cpuProfDir) mkdirSync(args.cpuProfDir, { recursive: true });
+const loadAtStart = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" ");
 const upstream: FakeUpstream = await startFakeUpstream({ record: false });
 const results: SubjectResult[] = [];
 const notes: string[] = [];
@@ -76,7 +84,18 @@ try {
   log("standalone: starting in-process");
   const standalone = await startStandaloneSubject(upstream.baseUrl);
   try {
-    results.push(await measure("standalone", standalone));
+    const stopProfile = args.cpuProfDir ? await startInProcessProfile() : undefined;
+    const result = await measure("standalone", standalone);
+    results.push(result);
+    if (stopProfile && args.cpuProfDir) {
+      const file = join(args.cpuProfDir, `standalone-${process.pid}.cpuprofile`);
+      await stopProfile(file);
+      const summary = summarizeProfile(file, 12, result.saturationWindowUs);
+      notes.push(
+        `standalone CPU profile, saturation run, self time (${file}):`,
+        ...summary.map((l) => `  ${l}`),
+      );
+    }
     notes.push(
       `standalone RSS before the gateway started (load generator + fake upstream only): ${standalone.rssBeforeMb.toFixed(1)} MB`,
     );
@@ -93,11 +112,22 @@ try {
     log("distributed: creating a database, starting routing, budget, usage-writer, ingress");
     const distributed = await startDistributedSubject(urls, upstream.baseUrl, pinned, args.cpuProfDir);
     notes.push(`distributed pinning: ${distributed.pinning}`);
+    let window: [number, number] | undefined;
     try {
-      results.push(await measure("distributed", distributed));
+      const result = await measure("distributed", distributed);
+      results.push(result);
+      window = result.saturationWindowUs;
     } finally {
       Object.assign(exitCodes, await distributed.stop());
       notes.push(`distributed exit codes after SIGTERM: ${JSON.stringify(exitCodes)}`);
+      for (const [name, pid] of Object.entries(distributed.pids)) {
+        const file = args.cpuProfDir ? childProfile(args.cpuProfDir, pid) : undefined;
+        if (file)
+          notes.push(
+            `${name} CPU profile, saturation run, self time (${file}):`,
+            ...summarizeProfile(file, 8, window).map((l) => `  ${l}`),
+          );
+      }
     }
   }
 } catch (error) {
@@ -113,7 +143,7 @@ if (results.length > 0) {
     `Spine benchmark  ${new Date().toISOString()}  node ${process.version}  ${cpus().length} x ${cpus()[0]?.model ?? "?"}`,
     `Client: undici request, keep-alive Agent; ${args.warmup} warm-up + ${args.calls} measured calls; TTFB over ${args.ttfbCalls} streamed calls.`,
     "Loopback only (127.0.0.1). Load generator, fake upstream and gateway share this machine's cores;",
-    `pinning: ${pinning}.`,
+    `pinning: ${pinning}. Load average at start: ${loadAtStart} (anything else running skews every number).`,
     "Standalone runs inside this process: its numbers include the load generator's and fake upstream's work on the same event loop.",
   ];
   console.log(renderReport(results, derived, header));

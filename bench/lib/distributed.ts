@@ -43,7 +43,7 @@ export async function startDistributedSubject(
   upstreamBaseUrl: string,
   pin: boolean,
   cpuProfDir?: string,
-): Promise<BenchSubject & { pinning: string }> {
+): Promise<BenchSubject & { pinning: string; pids: Record<string, number> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-bench-distributed-"));
   const secretKey = randomBytes(32);
   const database = await createTestDatabaseUrl(urls.DATABASE_URL);
@@ -116,6 +116,7 @@ export async function startDistributedSubject(
         ...Object.fromEntries(children.map((c) => [c.name, procCpuSeconds(c.child.pid!)])),
       }),
       peakRssMb: () => procMemoryMb(ingressPid, "VmHWM"),
+      pids: Object.fromEntries(children.map((c) => [c.name, c.child.pid!])),
       memoryNote: "VmHWM (peak RSS) of the ingress process, /proc/<pid>/status",
       pinning: pin
         ? "ingress -> core 1 (taskset -c 1); routing, budget, usage-writer -> cores 0-1; PostgreSQL, Redis, NATS unpinned"

@@ -11,6 +11,8 @@ export interface SubjectResult {
   saturationCpu: Record<string, number>;
   peakRssMb: number;
   memoryNote: string;
+  /** The saturation run on the profiler clock (µs), to cut CPU profiles to it. */
+  saturationWindowUs: [number, number];
 }
 
 export interface Derived {
