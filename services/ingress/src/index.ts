@@ -1,5 +1,6 @@
 export { createOutbox, type Outbox } from "./accounting/outbox.js";
 export { buildIngressApp } from "./app.js";
-export type { IngressDeps } from "./deps.js";
+export { IngressConfig } from "./config.js";
+export { type IngressDeps, ingressDeps } from "./deps.js";
 export { createUpstreamDispatcher } from "./proxy/upstream-client.js";
 export { serveIngress } from "./serve.js";

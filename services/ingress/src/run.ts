@@ -1,14 +1,15 @@
 import { join } from "node:path";
 import { createBus, ensureProjectStreams } from "@gw/bus";
-import { isTrue, requireDistributedUrls } from "@gw/config";
+import { requireDistributedUrls } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { createGrpcClient } from "@gw/rpc";
-import { decryptSecret, parseSecretKey } from "@gw/security";
+import { parseSecretKey } from "@gw/security";
 import { createOutbox } from "./accounting/outbox.js";
 import type { IngressConfig } from "./config.js";
+import { ingressDeps } from "./deps.js";
 import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
 import { serveIngress } from "./serve.js";
 
@@ -39,20 +40,16 @@ export async function startIngressService(
   });
   const upstream = createUpstreamDispatcher();
   const { url } = await serveIngress(
-    {
+    ingressDeps(config, {
       logger,
       version,
       configStore: createConfigStore({ prisma: db.prisma }),
       routing: routing.client,
       budget: budget.client,
       outbox,
-      decryptApiKey: (stored) => decryptSecret(stored, secretKey),
       upstream,
-      defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
-      rpcDeadlineMs: config.GRPC_DEADLINE_MS,
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      dashboardEnabled: isTrue(config.DASHBOARD_ENABLED),
-    },
+      secretKey,
+    }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
   shutdown.register("bus", () => bus.close());

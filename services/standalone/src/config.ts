@@ -1,18 +1,13 @@
-import { BaseEnv, GrpcEnv, HttpEnv, InfraEnv, loadConfig, SecretEnv } from "@gw/config";
-import { z } from "zod";
+import { loadConfig } from "@gw/config";
+import { IngressConfig } from "@gw/service-ingress";
+import type { z } from "zod";
 
 /**
- * Standalone: every service in one process. Each of DATABASE_URL, REDIS_URL, NATS_URL picks the
- * real server when set; unset means the embedded adapter with data in SERVICE_DATA_DIR.
+ * Standalone: every service in one process, configured like ingress (it serves the same port).
+ * Each of DATABASE_URL, REDIS_URL, NATS_URL picks the real server when set; unset means the
+ * embedded adapter with data in SERVICE_DATA_DIR.
  */
-export const StandaloneConfig = BaseEnv.extend(InfraEnv.shape)
-  .extend(GrpcEnv.shape)
-  .extend(HttpEnv.shape)
-  .extend(SecretEnv.shape)
-  .extend({
-    OUTBOX_MAX_PENDING: z.coerce.number().int().min(1).default(100_000),
-    DASHBOARD_ENABLED: z.enum(["0", "1", "true", "false"]).default("1"),
-  });
+export const StandaloneConfig = IngressConfig;
 export type StandaloneConfig = z.infer<typeof StandaloneConfig>;
 
 export function readStandaloneConfig(

@@ -1,14 +1,12 @@
 import { join } from "node:path";
-import { isTrue } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
 import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { inProcessClient } from "@gw/rpc";
-import { decryptSecret } from "@gw/security";
 import { startAuditWriter } from "@gw/service-audit";
 import { createBudgetHandlers } from "@gw/service-budget";
-import { createOutbox, createUpstreamDispatcher, serveIngress } from "@gw/service-ingress";
+import { createOutbox, createUpstreamDispatcher, ingressDeps, serveIngress } from "@gw/service-ingress";
 import { createRoutingHandlers } from "@gw/service-routing";
 import { startUsageWriter } from "@gw/service-usage-writer";
 import type { StandaloneConfig } from "./config.js";
@@ -48,20 +46,7 @@ export async function startStandalone(
   });
   const upstream = createUpstreamDispatcher();
   const { url } = await serveIngress(
-    {
-      logger,
-      version,
-      configStore,
-      routing,
-      budget,
-      outbox,
-      decryptApiKey: (stored) => decryptSecret(stored, secretKey),
-      upstream,
-      defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
-      rpcDeadlineMs: config.GRPC_DEADLINE_MS,
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      dashboardEnabled: isTrue(config.DASHBOARD_ENABLED),
-    },
+    ingressDeps(config, { logger, version, configStore, routing, budget, outbox, upstream, secretKey }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
   shutdown.register("consumers", async () => {

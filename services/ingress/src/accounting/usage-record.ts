@@ -2,10 +2,9 @@ import { encodeJson, Subjects } from "@gw/bus";
 import { UsageRecord } from "@gw/proto";
 import type { Outbox } from "./outbox.js";
 
-/** What a finished (or refused) call contributes to its usage record. */
-export interface UsageFacts {
+/** What is known of a call once its caller is: the same for every attempt. */
+export interface UsageBase {
   traceId: string;
-  attempt: number;
   startedAt: number;
   projectId: string;
   projectSlug: string;
@@ -14,6 +13,11 @@ export interface UsageFacts {
   sessionId: string;
   endUser: string;
   endpoint: string;
+}
+
+/** What a finished (or refused) call contributes to its usage record. */
+export interface UsageFacts extends UsageBase {
+  attempt: number;
   modelId: string;
   provider: string;
   inputTokens: number;

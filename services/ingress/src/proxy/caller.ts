@@ -3,6 +3,7 @@ import type { ProjectConfig, TokenConfig } from "@gw/config-store";
 import { Errors, GatewayError } from "@gw/errors";
 import { hashToken, PROJECT_TOKEN_PREFIX } from "@gw/security";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { UsageBase } from "../accounting/usage-record.js";
 import type { IngressDeps } from "../deps.js";
 
 /** Who is calling, for which project, and the request-level options from headers. */
@@ -16,17 +17,7 @@ export interface CallerContext {
   noTraceEvent: boolean;
   /** Aborted when the client goes away: the upstream request is aborted with it. */
   signal: AbortSignal;
-  usageBase: {
-    traceId: string;
-    startedAt: number;
-    projectId: string;
-    projectSlug: string;
-    tokenId: string;
-    tags: Record<string, string>;
-    sessionId: string;
-    endUser: string;
-    endpoint: string;
-  };
+  usageBase: UsageBase;
 }
 
 /**
