@@ -97,7 +97,7 @@ try {
       );
     }
     notes.push(
-      `standalone RSS before the gateway started (load generator + fake upstream only): ${standalone.rssBeforeMb.toFixed(1)} MB`,
+      `standalone: this process's RSS was ${standalone.rssBeforeMb.toFixed(1)} MB before the gateway started (modules loaded), ${standalone.rssReadyMb.toFixed(1)} MB once it was ready, before load`,
     );
   } finally {
     await standalone.stop();
@@ -112,6 +112,9 @@ try {
     log("distributed: creating a database, starting routing, budget, usage-writer, ingress");
     const distributed = await startDistributedSubject(urls, upstream.baseUrl, pinned, args.cpuProfDir);
     notes.push(`distributed pinning: ${distributed.pinning}`);
+    notes.push(
+      `distributed: ingress RSS once ready, before load: ${distributed.ingressRssReadyMb.toFixed(1)} MB (run from source through tsx)`,
+    );
     let window: [number, number] | undefined;
     try {
       const result = await measure("distributed", distributed);

@@ -43,7 +43,13 @@ export async function startDistributedSubject(
   upstreamBaseUrl: string,
   pin: boolean,
   cpuProfDir?: string,
-): Promise<BenchSubject & { pinning: string; pids: Record<string, number> }> {
+): Promise<
+  BenchSubject & {
+    pinning: string;
+    pids: Record<string, number>;
+    ingressRssReadyMb: number;
+  }
+> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-bench-distributed-"));
   const secretKey = randomBytes(32);
   const database = await createTestDatabaseUrl(urls.DATABASE_URL);
@@ -105,7 +111,9 @@ export async function startDistributedSubject(
     const base = `http://127.0.0.1:${httpPort}`;
     await waitForHealth(`${base}/health`, { timeoutMs: 90_000, children });
     const ingressPid = children.find((c) => c.name === "ingress")!.child.pid!;
+    const ingressRssReadyMb = procMemoryMb(ingressPid, "VmRSS");
     return {
+      ingressRssReadyMb,
       target: {
         name: "distributed",
         url: `${base}/v1/chat/completions`,

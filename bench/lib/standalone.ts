@@ -19,7 +19,7 @@ import { benchServiceContext } from "./silent-context.js";
  */
 export async function startStandaloneSubject(
   upstreamBaseUrl: string,
-): Promise<BenchSubject & { rssBeforeMb: number }> {
+): Promise<BenchSubject & { rssBeforeMb: number; rssReadyMb: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-bench-standalone-"));
   const rssBefore = process.memoryUsage().rss;
   let peak = rssBefore;
@@ -42,6 +42,7 @@ export async function startStandaloneSubject(
     upstreamModel: UPSTREAM_MODEL,
     apiKey: UPSTREAM_KEY,
   });
+  const rssReadyMb = process.memoryUsage().rss / 2 ** 20;
   return {
     target: {
       name: "standalone",
@@ -51,6 +52,7 @@ export async function startStandaloneSubject(
     cpuSeconds: () => ({ [SELF]: selfCpuSeconds() }),
     peakRssMb: () => Math.max(peak, process.memoryUsage().rss) / 2 ** 20,
     rssBeforeMb: rssBefore / 2 ** 20,
+    rssReadyMb,
     memoryNote: "RSS of this process (gateway + load generator + fake upstream), sampled every 50 ms",
     async stop() {
       clearInterval(sampler);
