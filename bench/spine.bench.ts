@@ -13,7 +13,7 @@ import { parseArgs } from "./lib/args.js";
 import { distributedUrls, startDistributedSubject } from "./lib/distributed.js";
 import { type BenchSubject, SELF, selfCpuSeconds, UPSTREAM_KEY } from "./lib/gateway.js";
 import { saturate, sequentialLatency, streamingTtfb } from "./lib/http-load.js";
-import { pinSelf, repoRoot, tasksetAvailable } from "./lib/processes.js";
+import { machineCpuTicks, pinSelf, repoRoot, tasksetAvailable } from "./lib/processes.js";
 import { childProfile, profilerClockUs, startInProcessProfile, summarizeProfile } from "./lib/profile.js";
 import { type Derived, derive, renderReport, type SubjectResult, TARGETS } from "./lib/report.js";
 import { startStandaloneSubject } from "./lib/standalone.js";
@@ -38,10 +38,14 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
   const stream = await streamingTtfb(subject.target, TTFB_WARMUP, args.ttfbCalls);
   log(`${name}: saturation, ${args.connections} connections for ${args.seconds} s`);
   const before = subject.cpuSeconds();
+  const machineBefore = machineCpuTicks();
   const startedUs = profilerClockUs();
   const saturation = await saturate(subject.target, args.connections, args.seconds);
   const saturationWindowUs: [number, number] = [startedUs, profilerClockUs()];
   const after = subject.cpuSeconds();
+  const machineAfter = machineCpuTicks();
+  const machineBusyCores =
+    ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * cpus().length;
   const saturationCpu = Object.fromEntries(
     Object.entries(after).map(([process, seconds]) => [process, seconds - (before[process] ?? 0)]),
   );
@@ -55,6 +59,7 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
     peakRssMb: subject.peakRssMb(),
     memoryNote: subject.memoryNote,
     saturationWindowUs,
+    machineBusyCores,
   };
 }
 

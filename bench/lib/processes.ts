@@ -101,7 +101,7 @@ export async function waitForHealth(
       })
       .catch(() => false);
     if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   const logs = (options.children ?? []).map((c) => `--- ${c.name}\n${c.output()}`).join("\n");
   throw new Error(`${url} did not answer 200 within ${options.timeoutMs} ms\n${logs}`);
@@ -128,5 +128,21 @@ export function procCpuSeconds(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return Number.NaN;
+  }
+}
+
+/** Whole-machine CPU ticks from /proc/stat: busy (everything but idle and iowait) and total. */
+export function machineCpuTicks(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync("/proc/stat", "utf8")
+      .split("\n")[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
+    const total = fields.slice(0, 8).reduce((sum, x) => sum + x, 0);
+    return { busy: total - fields[3]! - fields[4]!, total };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
   }
 }

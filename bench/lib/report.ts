@@ -13,6 +13,8 @@ export interface SubjectResult {
   memoryNote: string;
   /** The saturation run on the profiler clock (µs), to cut CPU profiles to it. */
   saturationWindowUs: [number, number];
+  /** Cores the whole machine kept busy during the saturation run (/proc/stat), out of all of them. */
+  machineBusyCores: number;
 }
 
 export interface Derived {
@@ -129,7 +131,15 @@ export function renderReport(
   );
   out.push(
     table(
-      ["", "ok", "failed", "req/s", "gateway req/s per core (target)", "CPU ms per request, by process"],
+      [
+        "",
+        "ok",
+        "failed",
+        "req/s",
+        "gateway req/s per core (target)",
+        "machine busy cores",
+        "CPU ms per request, by process",
+      ],
       results.map((r) => {
         const d = derivedOf.get(r.name)!;
         const cpu = Object.entries(r.saturationCpu)
@@ -141,6 +151,7 @@ export function renderReport(
           String(r.saturation.failed),
           fmt(r.saturation.requestsPerSecond, 0),
           atLeast(d.perCore, target(r.name)?.perCore),
+          fmt(r.machineBusyCores, 2),
           cpu,
         ];
       }),
