@@ -9,7 +9,8 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, procMemoryMb, repoRoot, spawnNode, waitForHealth } from "./lib/processes.js";
+import { freePort, spawnNode, waitForHealth } from "@gw/testing";
+import { procMemoryMb, repoRoot } from "./lib/processes.js";
 import { table } from "./lib/report.js";
 
 const COLD_RUNS = 3;
@@ -33,7 +34,7 @@ async function startOnce(label: string, dataDir: string): Promise<Run> {
   for (const name of ["DATABASE_URL", "REDIS_URL", "NATS_URL", "SERVICE_SECRET_KEY"]) delete env[name];
   Object.assign(env, { SERVICE_DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" });
   const started = performance.now();
-  const child = spawnNode("standalone", [join(repoRoot, "dist", "standalone.js")], env);
+  const child = spawnNode("standalone", [join(repoRoot, "dist", "standalone.js")], env, { cwd: repoRoot });
   let readyLineMs: number | undefined;
   let reportedStartupMs: number | undefined;
   let pending = "";

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createDatabase } from "@gw/db";
 import { createTestDatabaseUrl } from "@gw/db/testing";
 import { seedProject } from "@gw/service-standalone";
+import { type Child, freePort, spawnNode, waitForHealth } from "@gw/testing";
 import {
   type BenchSubject,
   MODEL_ID,
@@ -13,7 +14,7 @@ import {
   UPSTREAM_KEY,
   UPSTREAM_MODEL,
 } from "./gateway.js";
-import { type Child, freePort, procCpuSeconds, procMemoryMb, spawnNode, waitForHealth } from "./processes.js";
+import { procCpuSeconds, procMemoryMb, repoRoot } from "./processes.js";
 
 export interface DistributedUrls {
   DATABASE_URL: string;
@@ -91,7 +92,7 @@ export async function startDistributedSubject(
         name,
         [...profile, "--import", "tsx", join("services", name, "src", "main.ts")],
         { ...shared, ...env },
-        cpus,
+        { cwd: repoRoot, cpuList: cpus },
       );
     children.push(
       service("routing", { ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` }, otherCpus),

@@ -7,8 +7,15 @@ import { after, before, describe, it } from "node:test";
 import { createDatabase, type Database } from "@gw/db";
 import { createTestDatabaseUrl } from "@gw/db/testing";
 import { seedProject } from "@gw/service-standalone";
-import { type FakeUpstream, startFakeUpstream, waitFor } from "@gw/testing";
-import { freePort, type ServiceProcess, startServiceProcess } from "../support/processes.js";
+import {
+  type Child,
+  type FakeUpstream,
+  freePort,
+  startFakeUpstream,
+  waitFor,
+  waitForHealth,
+} from "@gw/testing";
+import { startServiceProcess } from "../support/processes.js";
 import {
   checkChatCompletionRecorded,
   checkHealth,
@@ -30,7 +37,7 @@ describe("spine, distributed mode", {
 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
   const secretKey = randomBytes(32);
-  const processes: ServiceProcess[] = [];
+  const processes: Child[] = [];
   let database: { url: string; drop(): Promise<void> };
   let db: Database;
   let upstream: FakeUpstream;
@@ -71,18 +78,8 @@ describe("spine, distributed mode", {
       }),
     );
     const url = `http://127.0.0.1:${httpPort}`;
-    await waitFor(
-      async () => {
-        const dead = processes.find((p) => p.child.exitCode !== null);
-        if (dead) throw new Error(`${dead.name} exited: ${dead.output()}`);
-        return (await fetch(`${url}/health`).catch(() => undefined))?.ok;
-      },
-      { timeoutMs: 60_000, intervalMs: 100, what: "ingress /health" },
-    ).catch((error: Error) => {
-      throw new Error(
-        `${error.message}; ${error.cause ?? ""}\n${processes.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`,
-      );
-    });
+    // Fails early, with every service's output, when one of them exits during startup.
+    await waitForHealth(`${url}/health`, { timeoutMs: 60_000, children: processes });
     target = {
       url,
       token: seeded.token,

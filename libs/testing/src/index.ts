@@ -5,4 +5,5 @@ export {
   type RecordedRequest,
   startFakeUpstream,
 } from "./fake-upstream.js";
+export { type Child, freePort, spawnNode, waitForHealth } from "./processes.js";
 export { waitFor } from "./wait-for.js";
