@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { costMicros, microsToUsd, usdToMicros } from "./cost.js";
+import {
+  costMicros,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  microsToUsd,
+  usdToMicros,
+  worstCaseOutputTokens,
+} from "./cost.js";
 
 describe("costMicros", () => {
   it("prices input and output per 1,000 tokens in micro-USD", () => {
@@ -38,5 +44,13 @@ describe("costMicros", () => {
   it("converts between USD and micro-USD", () => {
     assert.equal(usdToMicros(12.34), 12_340_000);
     assert.equal(microsToUsd(450_000), 0.45);
+  });
+});
+
+describe("worstCaseOutputTokens", () => {
+  it("takes max_tokens, else the model's limit, else the default", () => {
+    assert.equal(worstCaseOutputTokens(100, { maxOutputTokens: 8000 }), 100);
+    assert.equal(worstCaseOutputTokens(0, { maxOutputTokens: 8000 }), 8000);
+    assert.equal(worstCaseOutputTokens(0, { maxOutputTokens: null }), DEFAULT_MAX_OUTPUT_TOKENS);
   });
 });

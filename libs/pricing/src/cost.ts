@@ -46,3 +46,18 @@ export function microsToUsd(micros: number): number {
 export function usdToMicros(usd: number): number {
   return Math.floor(Number((usd * 1_000_000).toFixed(6)));
 }
+
+/** Output bound when neither the request nor the model gives one. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/**
+ * The most output a call can produce: the request's max_tokens (0 = not set), else the model's
+ * output limit, else DEFAULT_MAX_OUTPUT_TOKENS. Routing prices it, budget reserves it: both must
+ * use the same bound.
+ */
+export function worstCaseOutputTokens(
+  requestMaxTokens: number,
+  model: { maxOutputTokens: number | null },
+): number {
+  return requestMaxTokens > 0 ? requestMaxTokens : (model.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS);
+}

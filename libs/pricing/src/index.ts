@@ -1,1 +1,9 @@
-export { costMicros, type ModelPrices, microsToUsd, type TokenCounts, usdToMicros } from "./cost.js";
+export {
+  costMicros,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  type ModelPrices,
+  microsToUsd,
+  type TokenCounts,
+  usdToMicros,
+  worstCaseOutputTokens,
+} from "./cost.js";

@@ -67,26 +67,24 @@ export async function reserve(deps: BudgetDeps, request: ReserveRequest): Promis
     };
   });
   const expiresAtMs = now + RESERVATION_TTL_MS;
-  if (entries.length === 0) {
-    return {
-      admitted: true,
-      reservationId: request.reservationId,
-      blockedScope: "",
-      blockedMetric: "",
-      message: "",
-      expiresAtMs,
-    };
-  }
+  const admitted: ReserveResponse = {
+    admitted: true,
+    reservationId: request.reservationId,
+    blockedScope: "",
+    blockedMetric: "",
+    message: "",
+    expiresAtMs,
+  };
+  if (entries.length === 0) return admitted;
   const result = await counterCall(() => deps.counters.reserve(entries));
   if (!result.ok) {
     const budget = budgets[result.failedIndex]!;
     return {
+      ...admitted,
       admitted: false,
-      reservationId: request.reservationId,
       blockedScope: `project:${project.slug}`,
       blockedMetric: budget.metric,
       message: `${budget.metric} budget (${budget.windowType} ${budget.windowSize}) of project ${project.slug} is exhausted`,
-      expiresAtMs,
     };
   }
   const stored: StoredReservation = {
@@ -95,14 +93,7 @@ export async function reserve(deps: BudgetDeps, request: ReserveRequest): Promis
   await counterCall(() =>
     deps.counters.setValue(reservationKey(request.reservationId), JSON.stringify(stored), RESERVATION_TTL_MS),
   );
-  return {
-    admitted: true,
-    reservationId: request.reservationId,
-    blockedScope: "",
-    blockedMetric: "",
-    message: "",
-    expiresAtMs,
-  };
+  return admitted;
 }
 
 /** Replace the reserved worst case by `actual` (release = settle to zero). False when unknown or done. */

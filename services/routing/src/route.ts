@@ -1,5 +1,5 @@
 import type { ConfigStore, ModelConfig, ProjectConfig } from "@gw/config-store";
-import { costMicros } from "@gw/pricing";
+import { costMicros, worstCaseOutputTokens } from "@gw/pricing";
 import type { Candidate, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
 
 /**
@@ -53,8 +53,10 @@ function policiesOf(project: ProjectConfig): string[] {
 
 /** Worst case: the counted input, and output bounded by max_tokens, else the model's output limit. */
 function toCandidate(model: ModelConfig, request: RouteRequest): Candidate {
-  const worstOutput = request.maxTokens > 0 ? request.maxTokens : (model.maxOutputTokens ?? 4096);
-  const cost = costMicros(model, { inputTokens: request.estimatedInputTokens, outputTokens: worstOutput });
+  const cost = costMicros(model, {
+    inputTokens: request.estimatedInputTokens,
+    outputTokens: worstCaseOutputTokens(request.maxTokens, model),
+  });
   return {
     modelId: model.id,
     provider: model.provider,

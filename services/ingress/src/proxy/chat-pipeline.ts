@@ -1,6 +1,6 @@
 import type { ModelConfig } from "@gw/config-store";
 import { Errors, GatewayError, UpstreamError } from "@gw/errors";
-import { costMicros } from "@gw/pricing";
+import { costMicros, worstCaseOutputTokens } from "@gw/pricing";
 import type { Candidate } from "@gw/proto";
 import { isRetryableRpcError, RpcError } from "@gw/rpc";
 import type { FastifyReply } from "fastify";
@@ -46,7 +46,7 @@ export async function handleChatCompletion(
     facts.modelId = model.id;
     facts.provider = model.provider;
     const reservationId = `${caller.traceId}-0`;
-    await reserve(deps, caller, chat, candidate, reservationId, facts);
+    await reserve(deps, caller, chat, candidate, model, reservationId, facts);
     let usage: CallUsage = NO_USAGE;
     try {
       usage = await callUpstream(deps, caller, chat, model, reply, trace, facts);
@@ -98,11 +98,10 @@ async function reserve(
   caller: CallerContext,
   chat: ChatRequest,
   candidate: Candidate,
+  model: ModelConfig,
   reservationId: string,
   facts: UsageFacts,
 ): Promise<void> {
-  const model = caller.project.models.find((m) => m.id === candidate.modelId);
-  const worstOutput = chat.maxTokens > 0 ? chat.maxTokens : (model?.maxOutputTokens ?? 4096);
   const answer = await rpc(() =>
     deps.budget.reserve(
       {
@@ -113,7 +112,7 @@ async function reserve(
         worstCase: {
           calls: 1,
           inputTokens: chat.estimatedInputTokens,
-          outputTokens: worstOutput,
+          outputTokens: worstCaseOutputTokens(chat.maxTokens, model),
           costMicros: candidate.costEstimateMicros,
         },
       },
