@@ -12,7 +12,6 @@ import type { ProjectConfig, TokenConfig } from "./types.js";
 export interface ConfigStore {
   tokenByHash(tokenHash: string): Promise<TokenConfig | null>;
   projectById(projectId: string): Promise<ProjectConfig | null>;
-  projectBySlug(slug: string): Promise<ProjectConfig | null>;
   invalidate(): void;
 }
 
@@ -32,9 +31,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const maxEntries = options.maxEntries ?? 50_000;
   const tokens = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
   const projects = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
-  const slugs = new TtlCache<string | null>({ ttlMs, maxEntries });
 
-  async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
+  async function loadProject(where: { id: string }): Promise<ProjectConfig | null> {
     const row = await prisma.project.findUnique({
       where,
       include: { models: { include: { model: true }, orderBy: { position: "asc" } } },
@@ -71,14 +69,9 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     projectById(projectId) {
       return projects.get(projectId, () => loadProject({ id: projectId }));
     },
-    async projectBySlug(slug) {
-      const id = await slugs.get(slug, async () => (await loadProject({ slug }))?.id ?? null);
-      return id ? this.projectById(id) : null;
-    },
     invalidate() {
       tokens.clear();
       projects.clear();
-      slugs.clear();
     },
   };
 }

@@ -13,8 +13,6 @@ export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trac
 /** Every service: logging, telemetry, shutdown. */
 export const BaseEnv = z.object({
   LOG_LEVEL: LogLevel.default("info"),
-  /** Pretty, human-readable logs instead of JSON lines (local use). */
-  LOG_PRETTY: z.enum(["0", "1", "true", "false"]).default("0"),
   /** OTLP/HTTP endpoint; traces are exported only when it is set. */
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
   /** Deadline for graceful shutdown after SIGTERM/SIGINT, ms. */
@@ -56,7 +54,3 @@ export const HttpEnv = z.object({
 export const SecretEnv = z.object({
   SERVICE_SECRET_KEY: optionalString,
 });
-
-export function isTrue(value: string): boolean {
-  return value === "1" || value === "true";
-}

@@ -8,8 +8,6 @@ export const IngressConfig = BaseEnv.extend(InfraEnv.shape)
   .extend({
     /** Usage records waiting for the bus before ingress refuses new calls with 503. */
     OUTBOX_MAX_PENDING: z.coerce.number().int().min(1).default(100_000),
-    /** Serve /dashboard (forwarded to admin-api once it exists). */
-    DASHBOARD_ENABLED: z.enum(["0", "1", "true", "false"]).default("1"),
   });
 export type IngressConfig = z.infer<typeof IngressConfig>;
 

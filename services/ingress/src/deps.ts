@@ -1,4 +1,3 @@
-import { isTrue } from "@gw/config";
 import type { ConfigStore } from "@gw/config-store";
 import type { Logger } from "@gw/logger";
 import type { BudgetServiceService, RoutingServiceService } from "@gw/proto";
@@ -24,8 +23,6 @@ export interface IngressDeps {
   /** Deadline of one routing/budget call, ms. */
   rpcDeadlineMs: number;
   bodyLimitBytes: number;
-  /** Where the dashboard is served (admin-api); absent until that service exists. */
-  dashboardEnabled: boolean;
 }
 
 /** IngressDeps from the configuration and the parts each mode builds its own way. */
@@ -43,6 +40,5 @@ export function ingressDeps(
     defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
     rpcDeadlineMs: config.GRPC_DEADLINE_MS,
     bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    dashboardEnabled: isTrue(config.DASHBOARD_ENABLED),
   };
 }
