@@ -19,9 +19,11 @@ export interface OutboxEntry {
   id: string;
   subject: string;
   data: Uint8Array;
+  /** Message headers (trace context), kept so a replayed publish still links to its trace. */
+  headers?: Record<string, string>;
 }
 
-type Line = { a: string; s: string; d: string } | { k: string };
+type Line = { a: string; s: string; d: string; h?: Record<string, string> } | { k: string };
 
 export class OutboxLog {
   private fd: number;
@@ -43,15 +45,21 @@ export class OutboxLog {
       } catch {
         continue; // a torn last line from a crash mid-write: the message was never acknowledged to anyone
       }
-      if ("a" in line)
-        pending.set(line.a, { id: line.a, subject: line.s, data: Buffer.from(line.d, "base64") });
-      else pending.delete(line.k);
+      if ("a" in line) {
+        const data = Buffer.from(line.d, "base64");
+        pending.set(line.a, { id: line.a, subject: line.s, data, ...(line.h ? { headers: line.h } : {}) });
+      } else pending.delete(line.k);
     }
     return [...pending.values()];
   }
 
   appendQueued(entry: OutboxEntry): void {
-    const line: Line = { a: entry.id, s: entry.subject, d: Buffer.from(entry.data).toString("base64") };
+    const line: Line = {
+      a: entry.id,
+      s: entry.subject,
+      d: Buffer.from(entry.data).toString("base64"),
+      ...(entry.headers ? { h: entry.headers } : {}),
+    };
     appendFileSync(this.fd, JSON.stringify(line) + "\n");
   }
 

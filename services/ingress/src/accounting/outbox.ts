@@ -60,22 +60,27 @@ export function createOutbox(options: OutboxOptions): Outbox {
     while (inFlight < concurrency && queue.length > 0) {
       const entry = queue.shift()!;
       inFlight++;
-      options.bus.publish(entry.subject, entry.data, { msgId: entry.id }).then(
-        () => {
-          inFlight--;
-          failures = 0;
-          pendingIds.delete(entry.id);
-          log?.appendAcked(entry.id);
-          notifyIdle();
-          pump();
-        },
-        (error: unknown) => {
-          inFlight--;
-          queue.unshift(entry);
-          failures++;
-          scheduleRetry(error);
-        },
-      );
+      options.bus
+        .publish(entry.subject, entry.data, {
+          msgId: entry.id,
+          ...(entry.headers ? { headers: entry.headers } : {}),
+        })
+        .then(
+          () => {
+            inFlight--;
+            failures = 0;
+            pendingIds.delete(entry.id);
+            log?.appendAcked(entry.id);
+            notifyIdle();
+            pump();
+          },
+          (error: unknown) => {
+            inFlight--;
+            queue.unshift(entry);
+            failures++;
+            scheduleRetry(error);
+          },
+        );
     }
   }
 

@@ -1,5 +1,6 @@
 import { encodeJson, Subjects } from "@gw/bus";
 import { UsageRecord } from "@gw/proto";
+import { injectTraceContext } from "@gw/telemetry";
 import type { Outbox } from "./outbox.js";
 
 /** What is known of a call once its caller is: the same for every attempt. */
@@ -66,10 +67,13 @@ export function recordUsage(outbox: Outbox, facts: UsageFacts): UsageRecord {
     streamed: facts.streamed,
     endpoint: facts.endpoint,
   };
+  // The writer continues the request's trace from these headers (W3C traceparent).
+  const headers = injectTraceContext({});
   outbox.enqueue({
     id: record.id,
     subject: Subjects.usageRecord,
     data: encodeJson(UsageRecord.toJSON(record)),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
   });
   return record;
 }
