@@ -15,6 +15,7 @@ import {
   waitFor,
   waitForHealth,
 } from "@gw/testing";
+import OpenAI from "openai";
 import { startServiceProcess } from "../support/processes.js";
 import {
   checkChatCompletionRecorded,
@@ -23,6 +24,7 @@ import {
   checkStreamingRecorded,
   checkUpstreamFailureRecorded,
   type SpineTarget,
+  sdk,
 } from "../support/spine-checks.js";
 
 const { DATABASE_URL, REDIS_URL, NATS_URL } = process.env;
@@ -38,6 +40,8 @@ describe("spine, distributed mode", {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
   const secretKey = randomBytes(32);
   const processes: Child[] = [];
+  let routingEnv: Record<string, string>;
+  const startRouting = () => startServiceProcess("routing", routingEnv);
   let database: { url: string; drop(): Promise<void> };
   let db: Database;
   let upstream: FakeUpstream;
@@ -64,8 +68,9 @@ describe("spine, distributed mode", {
       SERVICE_DATA_DIR: dataDir,
       SHUTDOWN_TIMEOUT_MS: "8000",
     };
+    routingEnv = { ...shared, ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` };
     processes.push(
-      startServiceProcess("routing", { ...shared, ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` }),
+      startRouting(),
       startServiceProcess("budget", { ...shared, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),
       startServiceProcess("usage-writer", shared),
       startServiceProcess("ingress", {
@@ -103,6 +108,27 @@ describe("spine, distributed mode", {
   it("streams and records the stream's usage", () => checkStreamingRecorded(target));
   it("refuses bad tokens and bad bodies in the envelope", () => checkRefusals(target));
   it("records upstream failures", () => checkUpstreamFailureRecorded(target));
+
+  it("refuses with 503 routing_unavailable while routing is down, and recovers when it is back", async () => {
+    const index = processes.findIndex((p) => p.name === "routing");
+    assert.equal(await processes[index]!.stop(), 0);
+    const failure = await sdk(target)
+      .chat.completions.create({ model: "x", messages: [{ role: "user", content: "anyone?" }] })
+      .catch((error: unknown) => error);
+    assert.ok(failure instanceof OpenAI.APIError);
+    assert.equal(failure.status, 503);
+    assert.equal((failure.error as { code?: string }).code, "routing_unavailable");
+    processes[index] = startRouting();
+    // The gRPC channel reconnects with backoff (at most 5 s): the next requests succeed again.
+    await waitFor(
+      () =>
+        sdk(target)
+          .chat.completions.create({ model: "x", messages: [{ role: "user", content: "back?" }] })
+          .then(() => true)
+          .catch(() => false),
+      { timeoutMs: 30_000, intervalMs: 250, what: "a successful request after routing restarted" },
+    );
+  });
 
   it("shuts every service down gracefully on SIGTERM, recording what was in flight", async () => {
     upstream.setBehaviour({ latencyMs: 400, content: "finished during shutdown" });

@@ -84,13 +84,17 @@ export const Errors = {
       status: 503,
       message: `Budget exhausted for ${scope} (${metric}).`,
     }),
-  budgetUnavailable: () =>
+  /** Routing or budget cannot be reached: the request is refused (fail closed), never sent unchecked. */
+  serviceUnavailable: (service: "routing" | "budget") =>
     new GatewayError({
-      code: "budget_unavailable",
+      code: `${service}_unavailable`,
       type: "service_unavailable",
       status: 503,
       retryable: true,
-      message: "Budgets cannot be checked right now; the request was not sent.",
+      message:
+        service === "budget"
+          ? "Budgets cannot be checked right now; the request was not sent."
+          : "No model can be chosen right now (routing unreachable); the request was not sent.",
     }),
   timeout: (ms: number) =>
     new GatewayError({

@@ -72,7 +72,7 @@ async function pickCandidate(
   chat: ChatRequest,
   trace: unknown[],
 ): Promise<Candidate> {
-  const routed = await rpc(() =>
+  const routed = await rpc("routing", () =>
     deps.routing.route(
       {
         projectId: caller.project.id,
@@ -102,7 +102,7 @@ async function reserve(
   reservationId: string,
   facts: UsageFacts,
 ): Promise<void> {
-  const answer = await rpc(() =>
+  const answer = await rpc("budget", () =>
     deps.budget.reserve(
       {
         reservationId,
@@ -275,11 +275,11 @@ function describeFailure(error: unknown, facts: UsageFacts): void {
 }
 
 /** Routing/budget unreachable or failing: the request is refused (fail closed), never sent unchecked. */
-async function rpc<T>(call: () => Promise<T>): Promise<T> {
+async function rpc<T>(service: "routing" | "budget", call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof RpcError && isRetryableRpcError(error)) throw Errors.budgetUnavailable();
+    if (error instanceof RpcError && isRetryableRpcError(error)) throw Errors.serviceUnavailable(service);
     throw error;
   }
 }
