@@ -115,6 +115,7 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       closed = true;
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       subscriptions.clear();
+      for (const stream of streams.values()) stream.close();
     },
   };
 }

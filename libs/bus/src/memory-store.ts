@@ -1,7 +1,9 @@
 import {
   appendFileSync,
+  closeSync,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -66,6 +68,7 @@ export class StreamFiles {
   private readonly streamPath: string;
   /** Records appended since the last compaction; compaction is skipped while it is small. */
   recordsSinceCompaction = 0;
+  private readonly fds = new Map<string, number>();
 
   constructor(
     private readonly dir: string,
@@ -133,17 +136,17 @@ export class StreamFiles {
       ts: message.timestamp,
       ...(message.msgId === undefined ? {} : { msgId: message.msgId }),
     };
-    appendFileSync(this.streamPath, `${JSON.stringify(line)}\n`);
+    this.append(this.streamPath, `${JSON.stringify(line)}\n`);
     this.recordsSinceCompaction++;
   }
 
   /** Remember a durable (and its filter) even before it acks anything: it holds back compaction. */
   recordDurable(durable: string, filterSubject: string | undefined): void {
-    appendFileSync(this.acksPath(durable), `f ${filterSubject ?? ""}\n`);
+    this.append(this.acksPath(durable), `f ${filterSubject ?? ""}\n`);
   }
 
   appendSettled(durable: string, seq: number, kind: "ack" | "term"): void {
-    appendFileSync(this.acksPath(durable), `${kind === "ack" ? "a" : "t"} ${seq}\n`);
+    this.append(this.acksPath(durable), `${kind === "ack" ? "a" : "t"} ${seq}\n`);
   }
 
   /**
@@ -170,7 +173,32 @@ export class StreamFiles {
     return join(this.dir, `${this.stream}.${durable}.acks`);
   }
 
+  /** Close the append descriptors (the bus is closing). */
+  close(): void {
+    for (const fd of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+
+  /**
+   * Append through a descriptor kept open per file: reopening the path on every write cost three
+   * open/close pairs per message on the standalone hot path.
+   */
+  private append(path: string, text: string): void {
+    let fd = this.fds.get(path);
+    if (fd === undefined) {
+      fd = openSync(path, "a");
+      this.fds.set(path, fd);
+    }
+    appendFileSync(fd, text);
+  }
+
   private replaceFile(path: string, content: string): void {
+    // The rename swaps the file under an open descriptor: drop it so the next append opens the new one.
+    const fd = this.fds.get(path);
+    if (fd !== undefined) {
+      closeSync(fd);
+      this.fds.delete(path);
+    }
     const temporary = `${path}.tmp`;
     writeFileSync(temporary, content);
     renameSync(temporary, path);

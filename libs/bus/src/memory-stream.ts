@@ -112,6 +112,11 @@ export class MemoryStream implements ConsumerHost {
     this.trimSettled();
   }
 
+  /** Release the stream's files (after every subscription stopped). */
+  close(): void {
+    this.files?.close();
+  }
+
   storeDeadLetter(letter: DeadLetter): void {
     this.deadLetterSink(letter);
   }
