@@ -1,17 +1,19 @@
 import { type Bus, decodeJson, Streams, Subjects, type Subscription } from "@gw/bus";
-import type { PrismaClient } from "@gw/db";
+import type { Prisma, PrismaClient } from "@gw/db";
 import type { Logger } from "@gw/logger";
 import { UsageRecord } from "@gw/proto";
 import { withExtractedContext } from "@gw/telemetry";
+import { GroupCommit } from "./group-commit.js";
 import { toUsageRow } from "./to-row.js";
 
 export const USAGE_WRITER_DURABLE = "usage-writer";
 
 /**
  * Stores usage records idempotently: insert, and a record already stored (a redelivery or a
- * replayed outbox publish) is skipped by `skipDuplicates` (ON CONFLICT DO NOTHING). The message is
- * acked only after the row is committed; a failed insert throws, so the bus redelivers it and,
- * after its max deliveries, parks it on the dead-letter subject instead of dropping it.
+ * replayed outbox publish) is skipped by `skipDuplicates` (ON CONFLICT DO NOTHING). Rows arriving
+ * together share one insert (group commit). The message is acked only after its row is committed;
+ * a failed insert throws, so the bus redelivers it and, after its max deliveries, parks it on the
+ * dead-letter subject instead of dropping it.
  */
 export async function startUsageWriter(deps: {
   bus: Bus;
@@ -19,6 +21,13 @@ export async function startUsageWriter(deps: {
   logger: Logger;
   maxInFlight?: number;
 }): Promise<Subscription> {
+  const rows = new GroupCommit<Prisma.UsageRecordCreateManyInput>({
+    insert: async (data) => {
+      await deps.prisma.usageRecord.createMany({ data, skipDuplicates: true });
+    },
+    onBatchFailure: (error, size) =>
+      deps.logger.warn({ err: error, size }, "usage batch failed; retrying its rows one by one"),
+  });
   return deps.bus.consume(
     {
       stream: Streams.USAGE.name,
@@ -36,7 +45,7 @@ export async function startUsageWriter(deps: {
           // Unusable forever: fail every delivery so it ends on the dead-letter subject, visible.
           throw new Error("usage record without id or projectId");
         }
-        await deps.prisma.usageRecord.createMany({ data: [toUsageRow(record)], skipDuplicates: true });
+        await rows.add(toUsageRow(record));
         if (message.deliveryCount > 1)
           deps.logger.info(
             { id: record.id, deliveries: message.deliveryCount },
