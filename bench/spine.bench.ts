@@ -12,7 +12,7 @@ import { type FakeUpstream, startFakeUpstream } from "@gw/testing";
 import { parseArgs } from "./lib/args.js";
 import { distributedUrls, startDistributedSubject } from "./lib/distributed.js";
 import { type BenchSubject, SELF, selfCpuSeconds, UPSTREAM_KEY } from "./lib/gateway.js";
-import { saturate, sequentialLatency, streamingTtfb } from "./lib/http-load.js";
+import { fixedRate, saturate, sequentialLatency, streamingTtfb } from "./lib/http-load.js";
 import { machineCpuTicks, pinSelf, repoRoot, tasksetAvailable } from "./lib/processes.js";
 import { childProfile, profilerClockUs, startInProcessProfile, summarizeProfile } from "./lib/profile.js";
 import { type Derived, derive, renderReport, type SubjectResult, TARGETS } from "./lib/report.js";
@@ -36,6 +36,10 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
   const latency = percentiles(await sequentialLatency(subject.target, args.warmup, args.calls));
   log(`${name}: ${TTFB_WARMUP} warm-up + ${args.ttfbCalls} streamed calls`);
   const stream = await streamingTtfb(subject.target, TTFB_WARMUP, args.ttfbCalls);
+  log(`${name}: fixed rate, ${args.rate} req/s for ${args.rateSeconds} s (open loop)`);
+  const rated = await fixedRate(subject.target, args.rate, args.rateSeconds);
+  if (rated.failed > 0)
+    throw new Error(`${name}: ${rated.failed} failures at a fixed rate: ${rated.firstFailure}`);
   log(`${name}: saturation, ${args.connections} connections for ${args.seconds} s`);
   const before = subject.cpuSeconds();
   const machineBefore = machineCpuTicks();
@@ -54,6 +58,7 @@ async function measure(name: SubjectResult["name"], subject: BenchSubject): Prom
     latency,
     ttfb: percentiles(stream.ttfb),
     streamTotal: percentiles(stream.total),
+    fixedRate: { rate: args.rate, ...percentiles(rated.samples) },
     saturation,
     saturationCpu,
     peakRssMb: subject.peakRssMb(),

@@ -71,7 +71,12 @@ export async function streamingTtfb(
   try {
     for (let i = 0; i < warmup + calls; i++) {
       const started = performance.now();
-      const response = await post(agent, target, STREAM_BODY);
+      // No trace event: the first chunk is then the first upstream-derived one, a fair TTFB.
+      const response = await post(
+        agent,
+        { ...target, headers: { ...target.headers, "x-service-no-trace": "1" } },
+        STREAM_BODY,
+      );
       if (response.statusCode !== 200)
         await expectOk(response.statusCode, () => response.body.text(), target);
       let first: number | undefined;
@@ -137,4 +142,52 @@ export async function saturate(
     requestsPerSecond: ok / elapsed,
     ...(firstFailure ? { firstFailure } : {}),
   };
+}
+
+export interface FixedRateResult {
+  rate: number;
+  seconds: number;
+  /** Latency of each request from its scheduled start (so queueing delay counts), ms. */
+  samples: number[];
+  failed: number;
+  firstFailure?: string;
+}
+
+/**
+ * Open-loop load: one request every 1000/rate ms whether or not earlier ones finished, timed from
+ * the moment it was due (no coordinated omission: a stall shows up in every request it delays).
+ */
+export async function fixedRate(target: HttpTarget, rate: number, seconds: number): Promise<FixedRateResult> {
+  const agent = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+  const samples: number[] = [];
+  let failed = 0;
+  let firstFailure: string | undefined;
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    inFlight.push(
+      (async () => {
+        try {
+          const response = await post(agent, target, CHAT_BODY);
+          const text = await response.body.text();
+          if (response.statusCode === 200) samples.push(performance.now() - due);
+          else {
+            failed++;
+            firstFailure ??= `HTTP ${response.statusCode}: ${text.slice(0, 200)}`;
+          }
+        } catch (error) {
+          failed++;
+          firstFailure ??= (error as Error).message;
+        }
+      })(),
+    );
+  }
+  await Promise.all(inFlight);
+  await agent.close();
+  return { rate, seconds, samples, failed, ...(firstFailure ? { firstFailure } : {}) };
 }

@@ -6,6 +6,8 @@ export interface SubjectResult {
   latency: Percentiles;
   ttfb: Percentiles;
   streamTotal: Percentiles;
+  /** Open-loop run at a fixed rate. */
+  fixedRate: Percentiles & { rate: number };
   saturation: SaturationResult;
   /** CPU seconds used during the saturation run, per process. */
   saturationCpu: Record<string, number>;
@@ -21,6 +23,8 @@ export interface Derived {
   addedP50?: number;
   addedP99?: number;
   addedTtfbP50?: number;
+  addedFixedRateP50?: number;
+  addedFixedRateP99?: number;
   /** Gateway requests per second per core of gateway CPU (how it is estimated: `perCoreHow`). */
   perCore?: number;
   perCoreHow?: string;
@@ -48,6 +52,8 @@ export function derive(result: SubjectResult, direct: SubjectResult): Derived {
     addedP50: result.latency.p50 - direct.latency.p50,
     addedP99: result.latency.p99 - direct.latency.p99,
     addedTtfbP50: result.ttfb.p50 - direct.ttfb.p50,
+    addedFixedRateP50: result.fixedRate.p50 - direct.fixedRate.p50,
+    addedFixedRateP99: result.fixedRate.p99 - direct.fixedRate.p99,
   };
   if (result.name === "standalone") {
     // One process does everything: the gateway's share is this process's CPU per request minus the floor's.
@@ -103,6 +109,25 @@ export function renderReport(
           fmt(r.latency.p99),
           atMost(d.addedP50, t?.addedP50),
           atMost(d.addedP99, t?.addedP99),
+        ];
+      }),
+    ),
+  );
+  out.push("", `Non-streaming latency at a fixed rate (open loop, from each request's due time), ms`);
+  out.push(
+    table(
+      ["", "req/s", "calls", "p50", "p99", "added p50 (target)", "added p99 (target)"],
+      results.map((r) => {
+        const d = derivedOf.get(r.name)!;
+        const t = target(r.name);
+        return [
+          r.name,
+          String(r.fixedRate.rate),
+          String(r.fixedRate.count),
+          fmt(r.fixedRate.p50),
+          fmt(r.fixedRate.p99),
+          atMost(d.addedFixedRateP50, t?.addedP50),
+          atMost(d.addedFixedRateP99, t?.addedP99),
         ];
       }),
     ),

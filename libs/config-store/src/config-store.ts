@@ -12,6 +12,8 @@ import type { ProjectConfig, TokenConfig } from "./types.js";
 export interface ConfigStore {
   tokenByHash(tokenHash: string): Promise<TokenConfig | null>;
   projectById(projectId: string): Promise<ProjectConfig | null>;
+  /** For `/projects/{slug}/v1/*`; null when no project has that slug. */
+  projectBySlug(slug: string): Promise<ProjectConfig | null>;
   invalidate(): void;
 }
 
@@ -31,8 +33,9 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const maxEntries = options.maxEntries ?? 50_000;
   const tokens = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
   const projects = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
+  const projectsBySlug = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
 
-  async function loadProject(where: { id: string }): Promise<ProjectConfig | null> {
+  async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
     const row = await prisma.project.findUnique({
       where,
       include: { models: { include: { model: true }, orderBy: { position: "asc" } } },
@@ -61,6 +64,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
             projectId: row.projectId,
             name: row.name,
             tags: (row.tags ?? {}) as Record<string, string>,
+            extraProjectIds: row.extraProjectIds ?? [],
           };
         },
         (token) => (token ? ttlMs : negativeTtlMs),
@@ -69,9 +73,17 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     projectById(projectId) {
       return projects.get(projectId, () => loadProject({ id: projectId }));
     },
+    projectBySlug(slug) {
+      return projectsBySlug.get(
+        slug,
+        () => loadProject({ slug }),
+        (project) => (project ? ttlMs : negativeTtlMs),
+      );
+    },
     invalidate() {
       tokens.clear();
       projects.clear();
+      projectsBySlug.clear();
     },
   };
 }

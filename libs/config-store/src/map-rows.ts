@@ -21,6 +21,7 @@ export function toModelConfig(row: Model): ModelConfig {
     capabilities: row.capabilities,
     enabled: row.enabled,
     baseUrl: row.baseUrl,
+    createdAt: Math.floor(row.createdAt.getTime() / 1000),
   };
 }
 

@@ -13,6 +13,8 @@ export interface ModelConfig {
   capabilities: string[];
   enabled: boolean;
   baseUrl: string | null;
+  /** Unix seconds; the `created` of `GET /v1/models`. */
+  createdAt: number;
 }
 
 export type BudgetMetric = "cost" | "calls" | "input_tokens" | "output_tokens" | "total_tokens";
@@ -44,4 +46,6 @@ export interface TokenConfig {
   projectId: string;
   name: string;
   tags: Record<string, string>;
+  /** Other projects (ids) this token may use through `/projects/{slug}/v1/*`. */
+  extraProjectIds: string[];
 }

@@ -1,54 +1,48 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { chatMessagesText, countFakeTokens } from "./fake-tokens.js";
-import { chatChunk, chatCompletion, chatUsage, chatUsageChunk, openAiError } from "./openai-chat-wire.js";
+import { anthropicError, respondAnthropic } from "./anthropic-wire.js";
+import { cohereError, respondCohere } from "./cohere-wire.js";
+import type { FakeBehaviour, FakeKind, RecordedRequest } from "./fake-behaviour.js";
+import { sendJson } from "./fake-stream.js";
+import { geminiError, matchGeminiPath, respondGemini } from "./gemini-wire.js";
+import { ollamaError, ollamaTags, respondOllama } from "./ollama-wire.js";
+import { openAiError, respondOpenAiChat } from "./openai-chat-wire.js";
+
+export type { FakeBehaviour, FakeKind, RecordedRequest } from "./fake-behaviour.js";
 
 /**
- * A fake OpenAI-compatible upstream for tests and benchmarks: the real chat-completions wire format
- * (JSON and SSE, usage, errors), with latency, status codes, 429 + Retry-After, and streams that
- * stall or drop mid-way. Later issues add the other provider kinds beside it.
+ * A fake LLM upstream for tests and benchmarks. One server speaks every provider API the gateway
+ * calls, each in its real wire format (JSON and streaming, usage, tool calls, error bodies), with
+ * latency, status codes, 429 + Retry-After, and streams that stall or drop mid-way.
+ *
+ * | RecordedRequest.kind (provider kinds)  | routes                                                    | base URL        |
+ * | -------------------------------------- | --------------------------------------------------------- | --------------- |
+ * | openai (openai, xai, mistral, custom)  | POST /v1/chat/completions, GET /v1/models                 | `${url}/v1`     |
+ * | anthropic                              | POST /v1/messages                                         | `${url}`        |
+ * | gemini                                 | POST /v1beta/models/{m}:generateContent,                  | `${url}/v1beta` |
+ * |                                        | POST /v1beta/models/{m}:streamGenerateContent[?alt=sse]   |                 |
+ * | cohere                                 | POST /v2/chat                                             | `${url}`        |
+ * | ollama                                 | POST /api/chat, GET /api/tags                             | `${url}`        |
+ *
+ * Like the real APIs, Anthropic wants a key (`x-api-key` or Bearer) and `anthropic-version` (and
+ * `max_tokens` in the body), Gemini a key (`x-goog-api-key` or `?key=`), Cohere a Bearer key; the
+ * OpenAI-compatible and Ollama routes check nothing. Anything else echoes what arrived
+ * (`{ echo: { method, path, query, body } }`). The reply to a chat request is decided the same way for
+ * every kind (`decideReply` in `fake-reply.ts`).
  */
-export interface FakeBehaviour {
-  /** Non-2xx: answer with OpenAI's error body for that status. */
-  status?: number;
-  /** Seconds in the `retry-after` header (with status 429). */
-  retryAfterSeconds?: number;
-  /** Delay before the response headers, ms. */
-  latencyMs?: number;
-  /** Reply text; default "Hello from the fake upstream." */
-  content?: string;
-  /** Delay between stream chunks, ms (0 = write them in one go). */
-  chunkDelayMs?: number;
-  /** Stream: send this many content chunks, then hang without ending (until the client aborts). */
-  stallAfterChunks?: number;
-  /** Stream: destroy the connection after this many content chunks. */
-  dropAfterChunks?: number;
-  /** Cached prompt tokens to report in usage. */
-  cachedTokens?: number;
-}
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-  /** True when the client went away before the response finished. */
-  aborted: boolean;
-}
-
 export interface FakeUpstream {
   /** e.g. http://127.0.0.1:43123 */
   url: string;
   /** `${url}/v1`, the base URL an OpenAI client or a `custom` model uses. */
   baseUrl: string;
+  /** The base URL a model of this provider kind should have to reach this fake. */
+  baseUrlFor(kind: string): string;
   requests: RecordedRequest[];
   /** Behaviour of the next requests: a value, or a function of the request. */
   setBehaviour(behaviour: FakeBehaviour | ((request: RecordedRequest) => FakeBehaviour)): void;
   close(): Promise<void>;
 }
 
-const DEFAULT_CONTENT = "Hello from the fake upstream.";
 const MAX_RECORDED = 10_000;
 
 export async function startFakeUpstream(
@@ -63,11 +57,14 @@ export async function startFakeUpstream(
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
+      const method = req.method ?? "GET";
+      const path = req.url ?? "/";
       const recorded: RecordedRequest = {
-        method: req.method ?? "GET",
-        path: req.url ?? "/",
+        method,
+        path,
         headers: req.headers,
         body: parseBody(Buffer.concat(chunks)),
+        kind: kindOf(method, pathnameOf(path)),
         aborted: false,
       };
       if (record && requests.length < MAX_RECORDED) requests.push(recorded);
@@ -94,6 +91,7 @@ export async function startFakeUpstream(
   return {
     url,
     baseUrl: `${url}/v1`,
+    baseUrlFor: (kind) => fakeBaseUrl(url, kind),
     requests,
     setBehaviour(behaviour) {
       behaviourOf = typeof behaviour === "function" ? behaviour : () => behaviour;
@@ -106,6 +104,41 @@ export async function startFakeUpstream(
   };
 }
 
+/** The base URL a model of provider kind `kind` needs to reach a fake upstream at `url`. */
+export function fakeBaseUrl(url: string, kind: string): string {
+  switch (kind) {
+    case "anthropic":
+    case "cohere":
+    case "ollama":
+      return url;
+    case "gemini":
+      return `${url}/v1beta`;
+    default:
+      // openai, xai, mistral, custom: OpenAI-compatible.
+      return `${url}/v1`;
+  }
+}
+
+function pathnameOf(path: string): string {
+  const query = path.indexOf("?");
+  return query < 0 ? path : path.slice(0, query);
+}
+
+/** Which provider API a method and path belong to. */
+export function kindOf(method: string, pathname: string): FakeKind {
+  if (method === "POST") {
+    if (pathname === "/v1/chat/completions") return "openai";
+    if (pathname === "/v1/messages") return "anthropic";
+    if (pathname === "/v2/chat") return "cohere";
+    if (pathname === "/api/chat") return "ollama";
+    if (matchGeminiPath(pathname)) return "gemini";
+  } else if (method === "GET") {
+    if (pathname === "/v1/models" || pathname.startsWith("/v1/models/")) return "openai";
+    if (pathname === "/api/tags") return "ollama";
+  }
+  return "echo";
+}
+
 function parseBody(buffer: Buffer): unknown {
   if (buffer.length === 0) return undefined;
   try {
@@ -115,109 +148,65 @@ function parseBody(buffer: Buffer): unknown {
   }
 }
 
-function handle(request: RecordedRequest, behaviour: FakeBehaviour, res: ServerResponse): void {
-  if (behaviour.status && behaviour.status >= 300) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (behaviour.retryAfterSeconds !== undefined)
-      headers["retry-after"] = String(behaviour.retryAfterSeconds);
-    res.writeHead(behaviour.status, headers).end(JSON.stringify(openAiError(behaviour.status)));
-    return;
+function errorBody(kind: FakeKind, status: number, behaviour: FakeBehaviour): unknown {
+  const message = behaviour.errorMessage;
+  switch (kind) {
+    case "anthropic":
+      return anthropicError(status, message);
+    case "gemini":
+      return geminiError(status, message, behaviour.retryAfterSeconds);
+    case "cohere":
+      return cohereError(status, message);
+    case "ollama":
+      return ollamaError(status, message);
+    default:
+      return openAiError(status, message);
   }
-  if (request.method === "GET" && request.path.startsWith("/v1/models")) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(
-      JSON.stringify({
-        object: "list",
-        data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }],
-      }),
-    );
-    return;
-  }
-  if (request.method !== "POST" || !request.path.startsWith("/v1/chat/completions")) {
-    // Anything else echoes what arrived, so pass-through tests can check what was forwarded.
-    res.writeHead(200, { "content-type": "application/json", "x-fake-upstream": "echo" });
-    res.end(JSON.stringify({ echo: { method: request.method, path: request.path, body: request.body } }));
-    return;
-  }
-  const body = (request.body ?? {}) as {
-    model?: string;
-    messages?: unknown;
-    stream?: boolean;
-    stream_options?: { include_usage?: boolean };
-  };
-  const content = behaviour.content ?? DEFAULT_CONTENT;
-  const model = typeof body.model === "string" ? body.model : "fake-model";
-  const usage = chatUsage(
-    countFakeTokens(chatMessagesText(body.messages)),
-    countFakeTokens(content),
-    behaviour.cachedTokens ?? 0,
-  );
-  const id = `chatcmpl-${randomUUID()}`;
-  const created = Math.floor(Date.now() / 1000);
-  if (!body.stream) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify(chatCompletion({ id, model, content, usage, created })));
-    return;
-  }
-  streamCompletion(res, behaviour, {
-    id,
-    model,
-    created,
-    content,
-    usage,
-    includeUsage: body.stream_options?.include_usage === true,
-  });
 }
 
-function streamCompletion(
-  res: ServerResponse,
-  behaviour: FakeBehaviour,
-  reply: {
-    id: string;
-    model: string;
-    created: number;
-    content: string;
-    usage: ReturnType<typeof chatUsage>;
-    includeUsage: boolean;
-  },
-): void {
-  res.writeHead(200, {
-    "content-type": "text/event-stream",
-    "cache-control": "no-cache",
-    connection: "keep-alive",
-  });
-  const base = {
-    id: reply.id,
-    model: reply.model,
-    created: reply.created,
-    withUsageField: reply.includeUsage,
-  };
-  const words = reply.content.split(/(?<=\s)/);
-  const events: string[] = [
-    JSON.stringify(chatChunk({ ...base, delta: { role: "assistant", content: "", refusal: null } })),
-  ];
-  for (const word of words) events.push(JSON.stringify(chatChunk({ ...base, delta: { content: word } })));
-  events.push(JSON.stringify(chatChunk({ ...base, delta: {}, finishReason: "stop" })));
-  if (reply.includeUsage) events.push(JSON.stringify(chatUsageChunk({ ...reply, usage: reply.usage })));
-  events.push("[DONE]");
-
-  let index = 0;
-  const contentChunksSent = () => Math.max(0, Math.min(index - 1, words.length));
-  const writeNext = (): void => {
-    while (index < events.length) {
-      if (behaviour.stallAfterChunks !== undefined && contentChunksSent() >= behaviour.stallAfterChunks)
-        return;
-      if (behaviour.dropAfterChunks !== undefined && contentChunksSent() >= behaviour.dropAfterChunks) {
-        res.socket?.destroy();
-        return;
-      }
-      res.write(`data: ${events[index++]}\n\n`);
-      if (behaviour.chunkDelayMs) {
-        setTimeout(writeNext, behaviour.chunkDelayMs);
-        return;
-      }
+function handle(request: RecordedRequest, behaviour: FakeBehaviour, res: ServerResponse): void {
+  if (behaviour.status && behaviour.status >= 300) {
+    const body = errorBody(request.kind, behaviour.status, behaviour);
+    // Anthropic names the request in a header too.
+    const requestId = (body as { request_id?: string }).request_id;
+    sendJson(res, behaviour.status, body, behaviour, requestId ? { "request-id": requestId } : {});
+    return;
+  }
+  switch (request.kind) {
+    case "openai":
+      if (request.method === "POST") respondOpenAiChat(request, behaviour, res);
+      else
+        sendJson(
+          res,
+          200,
+          { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] },
+          behaviour,
+        );
+      return;
+    case "anthropic":
+      respondAnthropic(request, behaviour, res);
+      return;
+    case "gemini":
+      respondGemini(request, behaviour, res);
+      return;
+    case "cohere":
+      respondCohere(request, behaviour, res);
+      return;
+    case "ollama":
+      if (request.method === "POST") respondOllama(request, behaviour, res);
+      else sendJson(res, 200, ollamaTags(), behaviour);
+      return;
+    default: {
+      // Anything else echoes what arrived, so pass-through tests can check what was forwarded.
+      const url = new URL(request.path, "http://fake");
+      const query = Object.fromEntries(url.searchParams);
+      sendJson(
+        res,
+        200,
+        { echo: { method: request.method, path: request.path, query, body: request.body } },
+        behaviour,
+        { "x-fake-upstream": "echo" },
+      );
     }
-    res.end();
-  };
-  writeNext();
+  }
 }

@@ -1,9 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import type { IngressDeps } from "./deps.js";
 import { renderError } from "./errors.js";
-import { registerChatCompletions } from "./routes/chat-completions.js";
 import { registerHealth } from "./routes/health.js";
-import { registerReserved } from "./routes/reserved.js";
+import { registerModelsAndTokenCount } from "./routes/models-and-tokens.js";
+import { registerPassThrough } from "./routes/pass-through.js";
+import { registerProxyEndpoints } from "./routes/proxy-endpoints.js";
 
 /**
  * The public HTTP app, built apart from listening so tests use `inject` or a real port alike.
@@ -22,7 +23,9 @@ export function buildIngressApp(deps: IngressDeps): FastifyInstance {
   });
   app.setErrorHandler((error, request, reply) => renderError(error, request, reply));
   registerHealth(app, deps);
-  registerChatCompletions(app, deps);
-  registerReserved(app, deps);
+  registerProxyEndpoints(app, deps);
+  registerModelsAndTokenCount(app, deps);
+  // Last: its wildcard takes every path the routes above do not handle.
+  registerPassThrough(app, deps);
   return app;
 }

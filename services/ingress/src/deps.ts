@@ -1,4 +1,5 @@
 import type { ConfigStore } from "@gw/config-store";
+import type { PrismaClient } from "@gw/db";
 import type { Logger } from "@gw/logger";
 import type { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import type { AsyncClient } from "@gw/rpc";
@@ -6,6 +7,8 @@ import { decryptSecret } from "@gw/security";
 import type { Dispatcher } from "undici";
 import type { Outbox } from "./accounting/outbox.js";
 import type { IngressConfig } from "./config.js";
+import { type AuthEvents, createAuthEvents } from "./proxy/auth-events.js";
+import { createResponseStore, type ResponseStore } from "./proxy/stored-responses.js";
 
 /** Everything ingress needs, built by its own main (distributed) or by standalone (in-process clients). */
 export interface IngressDeps {
@@ -15,6 +18,9 @@ export interface IngressDeps {
   routing: AsyncClient<typeof RoutingServiceService>;
   budget: AsyncClient<typeof BudgetServiceService>;
   outbox: Outbox;
+  /** Stored `/v1/responses` answers for `previous_response_id`. */
+  responses: ResponseStore;
+  authEvents: AuthEvents;
   /** Decrypts a model's stored upstream key. */
   decryptApiKey: (stored: string) => string;
   upstream: Dispatcher;
@@ -31,11 +37,13 @@ export function ingressDeps(
   parts: Pick<
     IngressDeps,
     "logger" | "version" | "configStore" | "routing" | "budget" | "outbox" | "upstream"
-  > & { secretKey: Buffer },
+  > & { secretKey: Buffer; prisma: PrismaClient },
 ): IngressDeps {
-  const { secretKey, ...rest } = parts;
+  const { secretKey, prisma, ...rest } = parts;
   return {
     ...rest,
+    responses: createResponseStore(prisma),
+    authEvents: createAuthEvents(rest.outbox),
     decryptApiKey: (stored) => decryptSecret(stored, secretKey),
     defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
     rpcDeadlineMs: config.GRPC_DEADLINE_MS,

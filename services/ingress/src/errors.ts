@@ -11,7 +11,14 @@ export function renderError(error: unknown, request: FastifyRequest, reply: Fast
   const { status, body } = toResponse(error);
   if (status >= 500) request.log.error({ err: error }, "request failed");
   else request.log.info({ status, code: body.error.code }, "request refused");
-  void reply.code(status).header("content-type", "application/json").send(body);
+  // The messages SDK reads errors as `{ type: "error", error: { type, message } }`.
+  const wire = isMessagesPath(request.url) ? { type: "error", ...body } : body;
+  void reply.code(status).header("content-type", "application/json").send(wire);
+}
+
+function isMessagesPath(url: string): boolean {
+  const path = url.split("?")[0] ?? "";
+  return path.endsWith("/v1/messages") || path.endsWith("/v1/messages/count_tokens");
 }
 
 /** The HTTP status a failure is answered with (also what its usage record stores). */

@@ -49,6 +49,7 @@ export async function startIngressService(
       outbox,
       upstream,
       secretKey,
+      prisma: db.prisma,
     }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Bus } from "@gw/bus";
 import { createConfigStore } from "@gw/config-store";
 import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
@@ -18,6 +19,8 @@ export interface StandaloneHandle {
   /** The process's database (PGlite allows one opener: seeding and tests go through this). */
   db: Database;
   secretKey: Buffer;
+  /** The in-process bus (tests read events from it). */
+  bus: Bus;
 }
 
 /**
@@ -46,7 +49,17 @@ export async function startStandalone(
   });
   const upstream = createUpstreamDispatcher();
   const { url } = await serveIngress(
-    ingressDeps(config, { logger, version, configStore, routing, budget, outbox, upstream, secretKey }),
+    ingressDeps(config, {
+      logger,
+      version,
+      configStore,
+      routing,
+      budget,
+      outbox,
+      upstream,
+      secretKey,
+      prisma: db.prisma,
+    }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
   shutdown.register("consumers", async () => {
@@ -57,5 +70,5 @@ export async function startStandalone(
   shutdown.register("upstream", () => upstream.close());
   shutdown.register("counters", () => counters.close());
   shutdown.register("database", () => db.close());
-  return { url, dataDir: infra.dataDir, db, secretKey };
+  return { url, dataDir: infra.dataDir, db, secretKey, bus };
 }

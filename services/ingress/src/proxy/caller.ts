@@ -40,21 +40,8 @@ export async function resolveCaller(
   reply: FastifyReply,
   options: { endpoint: string; projectSlug?: string },
 ): Promise<CallerContext> {
-  const value = presentedToken(request);
-  if (!value?.startsWith(PROJECT_TOKEN_PREFIX)) throw Errors.invalidToken();
-  const token = await deps.configStore.tokenByHash(hashToken(value));
-  if (!token) throw Errors.invalidToken();
-  const project = await deps.configStore.projectById(token.projectId);
-  if (!project) throw Errors.invalidToken();
-  if (options.projectSlug && options.projectSlug !== project.slug) {
-    // Tokens with access to several projects arrive with the proxy-surface issue.
-    throw new GatewayError({
-      code: "project_forbidden",
-      type: "permission_error",
-      status: 403,
-      message: `This token may not use project ${options.projectSlug}.`,
-    });
-  }
+  const { token, project: own } = await authenticate(deps, request);
+  const project = options.projectSlug ? await projectForSlug(deps, token, own, options.projectSlug) : own;
   const traceId = randomUUID();
   const controller = new AbortController();
   // The response closing before it finished means the client went away (the request's own
@@ -82,4 +69,45 @@ export async function resolveCaller(
       endpoint: options.endpoint,
     },
   };
+}
+
+/** The token and its own project; 401 (and an `auth.token_invalid` event) otherwise. */
+export async function authenticate(
+  deps: IngressDeps,
+  request: FastifyRequest,
+): Promise<{ token: TokenConfig; project: ProjectConfig }> {
+  const value = presentedToken(request);
+  if (!value) throw Errors.invalidToken();
+  const tokenHash = hashToken(value);
+  const token = value.startsWith(PROJECT_TOKEN_PREFIX) ? await deps.configStore.tokenByHash(tokenHash) : null;
+  const project = token ? await deps.configStore.projectById(token.projectId) : null;
+  if (!token || !project) {
+    deps.authEvents.tokenInvalid(tokenHash, request.ip);
+    throw Errors.invalidToken();
+  }
+  return { token, project };
+}
+
+/**
+ * `/projects/{slug}/v1/*`: the slug overrides the token's project when the token may use that
+ * project (its own, or one listed in the token's `extraProjectIds`); 403 otherwise. An unknown
+ * slug answers the same 403, so a token cannot probe which projects exist.
+ */
+async function projectForSlug(
+  deps: IngressDeps,
+  token: TokenConfig,
+  own: ProjectConfig,
+  slug: string,
+): Promise<ProjectConfig> {
+  if (slug === own.slug) return own;
+  const project = await deps.configStore.projectBySlug(slug);
+  if (!project || !token.extraProjectIds.includes(project.id)) {
+    throw new GatewayError({
+      code: "project_forbidden",
+      type: "permission_error",
+      status: 403,
+      message: `This token may not use project ${slug.slice(0, 100)}.`,
+    });
+  }
+  return project;
 }

@@ -1,34 +1,12 @@
-import type { ModelConfig } from "@gw/config-store";
 import { Errors, GatewayError, UpstreamError } from "@gw/errors";
+import type { UpstreamHttpRequest } from "@gw/llm";
 import { Agent, type Dispatcher, request, errors as undiciErrors } from "undici";
 
 /**
  * HTTP to upstream providers: one keep-alive connection pool per ingress (undici), timeouts that
- * become 504, client disconnects that abort the upstream request.
- *
- * This issue speaks the OpenAI chat-completions API (`openai`, `custom`, and the OpenAI-compatible
- * `xai` and `mistral` endpoints); the provider adapters for every kind arrive with the proxy-surface
- * issue and plug in at `upstreamBaseUrl`.
+ * become 504, client disconnects that abort the upstream request. What to send is decided by the
+ * upstream plan (native or translated); this module only moves bytes.
  */
-const DEFAULT_BASE_URLS: Record<string, string> = {
-  openai: "https://api.openai.com/v1",
-  xai: "https://api.x.ai/v1",
-  mistral: "https://api.mistral.ai/v1",
-};
-
-export function upstreamBaseUrl(model: ModelConfig): string {
-  const base = model.baseUrl ?? DEFAULT_BASE_URLS[model.provider];
-  if (!base) {
-    throw new GatewayError({
-      code: "provider_unsupported",
-      type: "upstream_error",
-      status: 502,
-      message: `Model ${model.id}: provider kind "${model.provider}" has no adapter in this build.`,
-    });
-  }
-  return base.replace(/\/$/, "");
-}
-
 export function createUpstreamDispatcher(): Dispatcher {
   return new Agent({
     keepAliveTimeout: 30_000,
@@ -44,24 +22,17 @@ export interface UpstreamResponse {
   body: Dispatcher.ResponseData["body"];
 }
 
-export async function postJson(options: {
+export async function sendUpstream(options: {
   dispatcher: Dispatcher;
-  url: string;
-  apiKey: string | null;
-  body: string;
+  http: UpstreamHttpRequest;
   timeoutMs: number;
   signal: AbortSignal;
 }): Promise<UpstreamResponse> {
-  const headers: Record<string, string> = {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-  };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   try {
-    const response = await request(options.url, {
+    const response = await request(options.http.url, {
       method: "POST",
-      headers,
-      body: options.body,
+      headers: options.http.headers,
+      body: options.http.body,
       dispatcher: options.dispatcher,
       signal: options.signal,
       // Time to the response headers, then between body chunks: a stalled stream also times out.
