@@ -1,11 +1,12 @@
 /**
- * `npm run seed -- --base-url http://127.0.0.1:8080/v1 [--provider custom] [--model demo]
+ * `npm run seed -- --base-url http://127.0.0.1:8080/v1 [--provider custom|openai|anthropic|...] [--model demo]
  *   [--upstream-model gpt-4o-mini] [--project demo] [--api-key sk-...]`
  * Creates a project, a model and a token in the database the gateway uses (DATABASE_URL, or the
  * standalone data directory: run it while standalone is stopped, PGlite has one writer) and prints
  * the token once.
  */
 import { parseArgs } from "node:util";
+import { PROVIDER_KINDS } from "@gw/llm";
 import { createLogger } from "@gw/logger";
 import { readStandaloneConfig } from "./config.js";
 import { openInfrastructure } from "./infrastructure.js";
@@ -21,6 +22,10 @@ const { values } = parseArgs({
     "api-key": { type: "string" },
   },
 });
+if (!(PROVIDER_KINDS as readonly string[]).includes(values.provider)) {
+  process.stderr.write(`--provider must be one of ${PROVIDER_KINDS.join(", ")}\n`);
+  process.exit(2);
+}
 if (values.provider === "custom" && !values["base-url"]) {
   process.stderr.write(
     "--base-url is required for provider custom (an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1)\n",

@@ -98,14 +98,16 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private usage: JsonRecord = {};
 
   push(chunk: string): CanonicalStreamEvent[] {
-    for (const event of this.sse.push(chunk)) this.frame(event.event, event.data);
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.push(chunk)) this.frame(event.event, event.data);
+    });
   }
 
   end(): CanonicalStreamEvent[] {
-    for (const event of this.sse.end()) this.frame(event.event, event.data);
-    this.events.end();
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.end()) this.frame(event.event, event.data);
+      this.events.end();
+    });
   }
 
   private frame(eventName: string, data: string): void {

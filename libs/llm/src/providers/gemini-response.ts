@@ -111,14 +111,16 @@ export class GeminiStreamDecoder implements StreamDecoder {
   private calls = 0;
 
   push(chunk: string): CanonicalStreamEvent[] {
-    for (const event of this.sse.push(chunk)) this.frame(event.data);
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.push(chunk)) this.frame(event.data);
+    });
   }
 
   end(): CanonicalStreamEvent[] {
-    for (const event of this.sse.end()) this.frame(event.data);
-    this.events.end();
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.end()) this.frame(event.data);
+      this.events.end();
+    });
   }
 
   private frame(data: string): void {

@@ -86,14 +86,16 @@ export class OllamaStreamDecoder implements StreamDecoder {
   private calls = 0;
 
   push(chunk: string): CanonicalStreamEvent[] {
-    for (const line of this.parse(() => this.lines.push(chunk))) this.line(line);
-    return this.events.take();
+    return this.events.run(() => {
+      for (const line of this.parse(() => this.lines.push(chunk))) this.line(line);
+    });
   }
 
   end(): CanonicalStreamEvent[] {
-    for (const line of this.parse(() => this.lines.end())) this.line(line);
-    this.events.end();
-    return this.events.take();
+    return this.events.run(() => {
+      for (const line of this.parse(() => this.lines.end())) this.line(line);
+      this.events.end();
+    });
   }
 
   private parse(read: () => unknown[]): unknown[] {

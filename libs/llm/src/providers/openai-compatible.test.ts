@@ -187,7 +187,8 @@ test("mistral: `any`, max_tokens, no stream_options / user, 9-character ids, str
     name: "get_weather",
     content: '{"temp_c":18}',
   });
-  assert.deepEqual((messages[1]?.content as unknown[])[1], {
+  const firstUser = messages[1] as { content: unknown[] };
+  assert.deepEqual(firstUser.content[1], {
     type: "image_url",
     image_url: "https://example.com/sky.png",
   });
@@ -646,4 +647,32 @@ test("openai-compatible: errorMessage reads {error:{message}}, xAI {error:string
     "Custom upstream returned HTTP 503: upstream connect error",
   );
   assert.equal(openaiAdapter.errorMessage(500, ""), "OpenAI returned HTTP 500");
+});
+
+test("openai-compatible: an id-less opening chunk (Azure prompt filter results) does not take the start", () => {
+  const stream = sseFrames([
+    {
+      data: {
+        choices: [],
+        created: 0,
+        id: "",
+        model: "",
+        object: "",
+        prompt_filter_results: [{ prompt_index: 0 }],
+      },
+    },
+    {
+      data: {
+        id: "chatcmpl-9",
+        model: "gpt-4o",
+        choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: "stop" }],
+      },
+    },
+    { data: "[DONE]" },
+  ]);
+  assert.deepEqual(decodeStream(customAdapter, stream), [
+    { type: "start", id: "chatcmpl-9", model: "gpt-4o" },
+    { type: "text", text: "Hi" },
+    { type: "finish", stopReason: "stop" },
+  ]);
 });

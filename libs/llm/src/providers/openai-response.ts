@@ -116,14 +116,16 @@ export class OpenAiStreamDecoder implements StreamDecoder {
   constructor(private readonly flavor: OpenAiFlavor) {}
 
   push(chunk: string): CanonicalStreamEvent[] {
-    for (const event of this.sse.push(chunk)) this.frame(event.data);
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.push(chunk)) this.frame(event.data);
+    });
   }
 
   end(): CanonicalStreamEvent[] {
-    for (const event of this.sse.end()) this.frame(event.data);
-    this.events.end();
-    return this.events.take();
+    return this.events.run(() => {
+      for (const event of this.sse.end()) this.frame(event.data);
+      this.events.end();
+    });
   }
 
   private frame(data: string): void {
@@ -138,7 +140,10 @@ export class OpenAiStreamDecoder implements StreamDecoder {
     if (error !== undefined) throw new ProviderError(this.flavor.kind, "stream_error", error);
     const chunk = record(value);
     if (!chunk) throw malformed(this.flavor.kind, "stream chunk is not a JSON object");
-    this.events.start(string(chunk.id) ?? "", string(chunk.model) ?? "");
+    // Azure-style servers open with a choice-less, id-less chunk (prompt filter results): the
+    // start waits for a chunk that names the completion.
+    if (string(chunk.id) || array(chunk.choices).length > 0)
+      this.events.start(string(chunk.id) ?? "", string(chunk.model) ?? "");
 
     // Only the first choice is relayed: the hub has no `n`.
     const choice = array(chunk.choices)

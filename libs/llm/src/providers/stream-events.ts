@@ -15,6 +15,7 @@ export class StreamEvents {
   private heldUsage: CanonicalUsage | undefined;
   private toolIndexes = new Map<string | number, number>();
   private toolCount = 0;
+  private failure: { error: unknown } | undefined;
 
   get hasStarted(): boolean {
     return this.started;
@@ -85,6 +86,23 @@ export class StreamEvents {
     this.ensureStarted();
     this.events.push({ type: "usage", usage: this.heldUsage });
     this.heldUsage = undefined;
+  }
+
+  /**
+   * Runs one decoder step (a push or the end) and returns the events it produced. When the step
+   * fails (an error frame, a malformed chunk) after producing events, those events are returned
+   * first and the error is thrown by the next call, so nothing decoded before the failure is lost.
+   * A failed decoder keeps failing.
+   */
+  run(step: () => void): CanonicalStreamEvent[] {
+    if (this.failure) throw this.failure.error;
+    try {
+      step();
+    } catch (error) {
+      this.failure = { error };
+      if (this.events.length === 0) throw error;
+    }
+    return this.take();
   }
 
   /** The events produced since the last call. */
