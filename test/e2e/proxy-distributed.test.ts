@@ -55,6 +55,10 @@ describe("proxy surface, distributed mode", {
     surface.checkSessionAndEndUserRecorded(gateway, target("openai")));
   it("aborts upstream when the client disconnects and bills what was produced", () =>
     surface.checkClientDisconnect(gateway, target("xai")));
+  it("aborts a translated stream too (messages client, cohere upstream)", () =>
+    surface.checkClientDisconnect(gateway, target("cohere"), "/v1/messages"));
+  it("ends a stream cut mid-way with the format's error event and records it (gemini upstream)", () =>
+    surface.checkStreamCutMidway(gateway, target("gemini")));
   it("passes unhandled paths through with the credential swapped", () =>
     surface.checkPassThrough(gateway, target("openai"), target("anthropic")));
   it("answers 502 no_upstream and upstream_error on pass-through", () =>

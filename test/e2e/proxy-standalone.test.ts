@@ -50,6 +50,10 @@ describe("proxy surface, standalone mode", () => {
     surface.checkSessionAndEndUserRecorded(gateway, target("gemini")));
   it("aborts upstream when the client disconnects and bills what was produced", () =>
     surface.checkClientDisconnect(gateway, target("openai")));
+  it("aborts a translated stream too (messages client, gemini upstream)", () =>
+    surface.checkClientDisconnect(gateway, target("gemini"), "/v1/messages"));
+  it("ends a stream cut mid-way with the format's error event and records it (openai upstream)", () =>
+    surface.checkStreamCutMidway(gateway, target("openai")));
   it("passes unhandled paths through with the credential swapped", () =>
     surface.checkPassThrough(gateway, target("openai"), target("anthropic")));
   it("answers 502 no_upstream and upstream_error on pass-through", () =>

@@ -321,17 +321,22 @@ export async function checkSessionAndEndUserRecorded(
 }
 
 /** The client goes away mid-stream: the upstream request is aborted and what was produced is billed. */
-export async function checkClientDisconnect(gateway: MatrixGateway, target: KindTarget): Promise<void> {
+export async function checkClientDisconnect(
+  gateway: MatrixGateway,
+  target: KindTarget,
+  endpoint: "/v1/chat/completions" | "/v1/messages" = "/v1/chat/completions",
+): Promise<void> {
   const words = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
   gateway.upstream.setBehaviour({ content: words, chunkDelayMs: 20 });
   try {
     const controller = new AbortController();
-    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    const response = await fetch(`${gateway.url}${endpoint}`, {
       method: "POST",
       headers: json(target.token, { "x-service-trace": "1" }),
       body: JSON.stringify({
         model: "m",
         stream: true,
+        max_tokens: 1000,
         messages: [{ role: "user", content: "long please" }],
       }),
       signal: controller.signal,
@@ -480,5 +485,44 @@ export async function checkMessagesTimeout(gateway: MatrixGateway, target: KindT
       where: { slug: `kind-${target.kind}` },
       data: { defaultTimeoutMs: null },
     });
+  }
+}
+
+/**
+ * The upstream connection drops mid-stream: no silent switch after the first byte; the stream ends
+ * with the format's error event (which the SDK raises), and the usage of what was produced is
+ * recorded with the failure.
+ */
+export async function checkStreamCutMidway(gateway: MatrixGateway, target: KindTarget): Promise<void> {
+  const words = Array.from({ length: 50 }, (_, i) => `part${i}`).join(" ");
+  gateway.upstream.setBehaviour({ content: words, dropAfterChunks: 5, toolCall: false });
+  try {
+    let text = "";
+    const { data: stream, response } = await anthropicClient(gateway, target.token)
+      .messages.create(
+        { model: "m", max_tokens: 500, stream: true, messages: [{ role: "user", content: "go" }] },
+        { headers: { "x-service-trace": "1" } },
+      )
+      .withResponse();
+    const failure = await (async () => {
+      for await (const event of stream)
+        if (event.type === "content_block_delta" && event.delta.type === "text_delta")
+          text += event.delta.text;
+    })().catch((error: unknown) => error);
+    assert.ok(
+      failure instanceof Anthropic.APIError,
+      `${target.kind}: the SDK raises the stream's error event`,
+    );
+    assert.ok(text.startsWith("part0"), "what was produced before the cut was delivered");
+    const traceId = response.headers.get("x-service-trace-id") ?? "";
+    const row = await waitFor(
+      () => gateway.prisma.usageRecord.findFirst({ where: { traceId } }).then((r) => r ?? undefined),
+      { timeoutMs: 15_000, what: "the usage row of the cut stream" },
+    );
+    assert.equal(row.outcome, "error");
+    assert.equal(row.status, 502);
+    assert.ok(row.outputTokens > 0, "what was produced is billed");
+  } finally {
+    gateway.upstream.setBehaviour({});
   }
 }

@@ -676,3 +676,19 @@ test("openai-compatible: an id-less opening chunk (Azure prompt filter results) 
     { type: "finish", stopReason: "stop" },
   ]);
 });
+
+test("stream decoders: events decoded before an error frame in the same chunk are returned first", () => {
+  const decoder = openaiAdapter.createStreamDecoder();
+  const events = decoder.push(
+    sseFrames([
+      { data: { id: "c", model: "m", choices: [{ index: 0, delta: { content: "partial" } }] } },
+      { data: { error: { message: "Rate limit reached", type: "requests" } } },
+    ]),
+  );
+  assert.deepEqual(events, [
+    { type: "start", id: "c", model: "m" },
+    { type: "text", text: "partial" },
+  ]);
+  assert.throws(() => decoder.end(), /^ProviderError: openai: Rate limit reached$/);
+  assert.throws(() => decoder.push("data: [DONE]\n\n"), /Rate limit reached/);
+});

@@ -1,5 +1,5 @@
 import { Errors, GatewayError, UpstreamError } from "@gw/errors";
-import type { UpstreamHttpRequest } from "@gw/llm";
+import { ProviderError, type UpstreamHttpRequest } from "@gw/llm";
 import { Agent, type Dispatcher, request, errors as undiciErrors } from "undici";
 
 /**
@@ -50,6 +50,13 @@ export function mapTransportError(error: unknown, timeoutMs: number): Error {
     return Errors.timeout(timeoutMs);
   }
   if (error instanceof GatewayError) return error;
+  // The provider answered, but not in its documented shape, or reported an error mid-stream.
+  if (error instanceof ProviderError)
+    return Errors.upstream(
+      error.reason === "stream_error"
+        ? `The provider reported an error during the stream: ${error.message}`
+        : `The provider's answer could not be read: ${error.message}`,
+    );
   if ((error as Error)?.name === "AbortError") return error as Error;
   return new UpstreamError({
     message: `upstream unreachable: ${(error as Error)?.message ?? "unknown"}`,

@@ -1,5 +1,5 @@
 import type { ModelConfig } from "@gw/config-store";
-import { GatewayError } from "@gw/errors";
+import { Errors, GatewayError } from "@gw/errors";
 import { adapterFor, type ProviderAdapter, type UpstreamHttpRequest } from "@gw/llm";
 import type { ProxyCall } from "./proxy-call.js";
 
@@ -61,7 +61,7 @@ export function planUpstream(call: ProxyCall, model: ModelConfig, apiKey: string
       },
     };
   }
-  return { mode: "translated", adapter, http: adapter.buildRequest(call.parsed.request, target) };
+  return { mode: "translated", adapter, http: buildTranslated(adapter, call, target) };
 }
 
 export function adapterForModel(model: ModelConfig): ProviderAdapter {
@@ -89,4 +89,22 @@ export function baseUrlOf(model: ModelConfig, adapter: ProviderAdapter): string 
     });
   }
   return base.replace(/\/+$/, "");
+}
+
+/**
+ * An adapter refuses a request its provider cannot express (e.g. a Gemini tool result whose call
+ * is not in the conversation): that is the client's request, so a 400 naming the reason.
+ */
+function buildTranslated(
+  adapter: ProviderAdapter,
+  call: ProxyCall,
+  target: { baseUrl: string; upstreamModel: string; apiKey: string | null },
+): UpstreamHttpRequest {
+  try {
+    return adapter.buildRequest(call.parsed.request, target);
+  } catch (error) {
+    throw Errors.badRequest(
+      `This request cannot be sent to a ${adapter.kind} model: ${(error as Error).message}`.slice(0, 500),
+    );
+  }
 }
