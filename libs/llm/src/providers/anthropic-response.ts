@@ -1,6 +1,5 @@
 import type {
   CanonicalResponse,
-  CanonicalStreamEvent,
   CanonicalUsage,
   StopReason,
   TextPart,
@@ -9,9 +8,7 @@ import type {
 import { malformed, messageOf, ProviderError } from "./errors.js";
 import { argumentsText } from "./json-args.js";
 import { count, type JsonRecord, record, string } from "./shape.js";
-import { SseDecoder } from "./sse-decoder.js";
-import { StreamEvents } from "./stream-events.js";
-import type { StreamDecoder } from "./types.js";
+import { SseJsonStreamDecoder } from "./sse-json-decoder.js";
 
 const PROVIDER = "anthropic";
 
@@ -92,33 +89,14 @@ export function parseAnthropicResponse(value: unknown): CanonicalResponse {
  * `content_block_stop`, then `message_delta` (stop reason, cumulative usage) and `message_stop`;
  * `ping` keep-alives and `error` anywhere. Tool calls are keyed by content-block index.
  */
-export class AnthropicStreamDecoder implements StreamDecoder {
-  private sse = new SseDecoder();
-  private events = new StreamEvents();
+export class AnthropicStreamDecoder extends SseJsonStreamDecoder {
   private usage: JsonRecord = {};
 
-  push(chunk: string): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.push(chunk)) this.frame(event.event, event.data);
-    });
+  constructor() {
+    super(PROVIDER);
   }
 
-  end(): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.end()) this.frame(event.event, event.data);
-      this.events.end();
-    });
-  }
-
-  private frame(eventName: string, data: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      throw malformed(PROVIDER, `stream event "${eventName}" is not JSON: ${data.slice(0, 120)}`);
-    }
-    const event = record(value);
-    if (!event) throw malformed(PROVIDER, `stream event "${eventName}" is not a JSON object`);
+  protected onObject(event: JsonRecord, eventName: string): void {
     const type = string(event.type) ?? eventName;
     switch (type) {
       case "message_start": {

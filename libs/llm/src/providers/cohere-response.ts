@@ -1,6 +1,5 @@
 import type {
   CanonicalResponse,
-  CanonicalStreamEvent,
   CanonicalUsage,
   StopReason,
   TextPart,
@@ -8,11 +7,9 @@ import type {
 } from "../canonical/types.js";
 import { embeddedErrorMessage, malformed, ProviderError } from "./errors.js";
 import { argumentsText } from "./json-args.js";
-import { array, count, record, string } from "./shape.js";
-import { SseDecoder } from "./sse-decoder.js";
-import { StreamEvents } from "./stream-events.js";
+import { array, count, type JsonRecord, record, string } from "./shape.js";
+import { SseJsonStreamDecoder } from "./sse-json-decoder.js";
 import { newToolCallId } from "./tool-ids.js";
-import type { StreamDecoder } from "./types.js";
 
 const PROVIDER = "cohere";
 
@@ -97,36 +94,16 @@ export function parseCohereResponse(value: unknown): CanonicalResponse {
  * `delta.message.tool_calls`, keyed by `index`), `citation-*`, and `message-end` (finish reason
  * and usage under `delta`).
  */
-export class CohereStreamDecoder implements StreamDecoder {
-  private sse = new SseDecoder();
-  private events = new StreamEvents();
+export class CohereStreamDecoder extends SseJsonStreamDecoder {
   /** Content indexes that hold reasoning (`thinking`), not answer text. */
   private thinking = new Set<number>();
   private lastCallKey: number | undefined;
 
-  push(chunk: string): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.push(chunk)) this.frame(event.event, event.data);
-    });
+  constructor() {
+    super(PROVIDER);
   }
 
-  end(): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.end()) this.frame(event.event, event.data);
-      this.events.end();
-    });
-  }
-
-  private frame(eventName: string, data: string): void {
-    if (data.trim() === "" || data.trim() === "[DONE]") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      throw malformed(PROVIDER, `stream event is not JSON: ${data.slice(0, 120)}`);
-    }
-    const event = record(value);
-    if (!event) throw malformed(PROVIDER, "stream event is not a JSON object");
+  protected onObject(event: JsonRecord, eventName: string): void {
     const type = string(event.type) ?? eventName;
     const delta = record(event.delta);
     const message = record(delta?.message);

@@ -1,6 +1,5 @@
 import type {
   CanonicalResponse,
-  CanonicalStreamEvent,
   CanonicalUsage,
   StopReason,
   TextPart,
@@ -9,10 +8,8 @@ import type {
 import { embeddedErrorMessage, malformed, ProviderError } from "./errors.js";
 import { argumentsText } from "./json-args.js";
 import { array, count, type JsonRecord, record, string } from "./shape.js";
-import { SseDecoder } from "./sse-decoder.js";
-import { StreamEvents } from "./stream-events.js";
+import { SseJsonStreamDecoder } from "./sse-json-decoder.js";
 import { newToolCallId } from "./tool-ids.js";
-import type { StreamDecoder } from "./types.js";
 
 const PROVIDER = "gemini";
 
@@ -105,36 +102,16 @@ export function parseGeminiResponse(value: unknown): CanonicalResponse {
  * next parts; usageMetadata rides on the chunks (the last one is final) and finishReason on the
  * last; there is no `[DONE]`. Function calls arrive whole, one part each.
  */
-export class GeminiStreamDecoder implements StreamDecoder {
-  private sse = new SseDecoder();
-  private events = new StreamEvents();
+export class GeminiStreamDecoder extends SseJsonStreamDecoder {
   private calls = 0;
 
-  push(chunk: string): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.push(chunk)) this.frame(event.data);
-    });
+  constructor() {
+    super(PROVIDER);
   }
 
-  end(): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.end()) this.frame(event.data);
-      this.events.end();
-    });
-  }
-
-  private frame(data: string): void {
-    if (data.trim() === "" || data.trim() === "[DONE]") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      throw malformed(PROVIDER, `stream chunk is not JSON: ${data.slice(0, 120)}`);
-    }
-    const error = embeddedErrorMessage(value);
+  protected onObject(chunk: JsonRecord): void {
+    const error = embeddedErrorMessage(chunk);
     if (error !== undefined) throw new ProviderError(PROVIDER, "stream_error", error);
-    const chunk = record(value);
-    if (!chunk) throw malformed(PROVIDER, "stream chunk is not a JSON object");
     this.events.start(string(chunk.responseId) ?? "", string(chunk.modelVersion) ?? "");
     const candidate = record(array(chunk.candidates)[0]);
     for (const part of candidateParts(candidate)) {

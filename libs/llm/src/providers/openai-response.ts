@@ -1,6 +1,5 @@
 import type {
   CanonicalResponse,
-  CanonicalStreamEvent,
   CanonicalUsage,
   StopReason,
   TextPart,
@@ -9,11 +8,9 @@ import type {
 import { embeddedErrorMessage, malformed, ProviderError } from "./errors.js";
 import { argumentsText } from "./json-args.js";
 import type { OpenAiFlavor } from "./openai-flavor.js";
-import { array, count, record, string } from "./shape.js";
-import { SseDecoder } from "./sse-decoder.js";
-import { StreamEvents } from "./stream-events.js";
+import { array, count, type JsonRecord, record, string } from "./shape.js";
+import { SseJsonStreamDecoder } from "./sse-json-decoder.js";
 import { newToolCallId } from "./tool-ids.js";
-import type { StreamDecoder } from "./types.js";
 
 /**
  * Chat Completions answers (OpenAI, xAI, Mistral, custom):
@@ -106,40 +103,18 @@ function messageText(content: unknown): string {
     .join("");
 }
 
-export class OpenAiStreamDecoder implements StreamDecoder {
-  private sse = new SseDecoder();
-  private events = new StreamEvents();
+export class OpenAiStreamDecoder extends SseJsonStreamDecoder {
   /** Open call per upstream tool-call index: its hub key and provider id. */
   private calls = new Map<number, { key: string; id: string | undefined }>();
   private serial = 0;
 
-  constructor(private readonly flavor: OpenAiFlavor) {}
-
-  push(chunk: string): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.push(chunk)) this.frame(event.data);
-    });
+  constructor(private readonly flavor: OpenAiFlavor) {
+    super(flavor.kind);
   }
 
-  end(): CanonicalStreamEvent[] {
-    return this.events.run(() => {
-      for (const event of this.sse.end()) this.frame(event.data);
-      this.events.end();
-    });
-  }
-
-  private frame(data: string): void {
-    if (data.trim() === "[DONE]" || data.trim() === "") return;
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      throw malformed(this.flavor.kind, `stream chunk is not JSON: ${data.slice(0, 120)}`);
-    }
-    const error = embeddedErrorMessage(value);
+  protected onObject(chunk: JsonRecord): void {
+    const error = embeddedErrorMessage(chunk);
     if (error !== undefined) throw new ProviderError(this.flavor.kind, "stream_error", error);
-    const chunk = record(value);
-    if (!chunk) throw malformed(this.flavor.kind, "stream chunk is not a JSON object");
     // Azure-style servers open with a choice-less, id-less chunk (prompt filter results): the
     // start waits for a chunk that names the completion.
     if (string(chunk.id) || array(chunk.choices).length > 0)

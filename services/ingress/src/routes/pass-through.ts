@@ -6,6 +6,7 @@ import { request as undiciRequest } from "undici";
 import { recordUsage } from "../accounting/usage-record.js";
 import type { IngressDeps } from "../deps.js";
 import { authenticate } from "../proxy/caller.js";
+import { forwardedHeaders, returnedHeaders } from "../proxy/pass-through-headers.js";
 import { isReservedPath, passThroughUrl } from "../proxy/pass-through-url.js";
 import { mapTransportError } from "../proxy/upstream-client.js";
 import { adapterForModel, baseUrlOf } from "../proxy/upstream-plan.js";
@@ -34,25 +35,6 @@ export function registerPassThrough(app: FastifyInstance, deps: IngressDeps): vo
   });
 }
 
-/** Headers that describe one connection, not the message; never forwarded either way. */
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "proxy-connection",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-  "host",
-  "content-length",
-  // Upstreams answer uncompressed (see below), so a stale encoding header must not go back.
-  "content-encoding",
-]);
-/** Client credentials of any provider style; replaced by the model's key. */
-const CREDENTIAL_HEADERS = new Set(["authorization", "x-api-key", "x-goog-api-key", "api-key"]);
-
 async function passThrough(deps: IngressDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const path = request.url.split("?")[0] ?? "/";
   if (isReservedPath(path)) throw Errors.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`);
@@ -73,7 +55,7 @@ async function passThrough(deps: IngressDeps, request: FastifyRequest, reply: Fa
   try {
     const upstream = await undiciRequest(url, {
       method: request.method as "GET",
-      headers: forwardedHeaders(request, model.provider, apiKey),
+      headers: forwardedHeaders(request.headers, model.provider, apiKey),
       ...(body && request.method !== "GET" && request.method !== "HEAD" ? { body } : {}),
       dispatcher: deps.upstream,
       signal: controller.signal,
@@ -87,9 +69,7 @@ async function passThrough(deps: IngressDeps, request: FastifyRequest, reply: Fa
     });
     status = upstream.statusCode;
     reply.code(status);
-    for (const [name, value] of Object.entries(upstream.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
-    }
+    for (const [name, value] of Object.entries(returnedHeaders(upstream.headers))) reply.header(name, value);
     await reply.send(upstream.body);
   } catch (error) {
     errorMessage = (error as Error).message;
@@ -147,25 +127,4 @@ function modelField(body: Buffer | undefined): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function forwardedHeaders(
-  request: FastifyRequest,
-  provider: string,
-  apiKey: string | null,
-): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || CREDENTIAL_HEADERS.has(name)) continue;
-    // Upstream answers uncompressed so the body can be streamed back without its encoding header.
-    if (name === "accept-encoding") continue;
-    headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  if (!apiKey) return headers;
-  if (provider === "anthropic") {
-    headers["x-api-key"] = apiKey;
-    headers["anthropic-version"] ??= "2023-06-01";
-  } else if (provider === "gemini") headers["x-goog-api-key"] = apiKey;
-  else headers.authorization = `Bearer ${apiKey}`;
-  return headers;
 }
