@@ -95,7 +95,11 @@ export async function startDistributedSubject(
         { cwd: repoRoot, cpuList: cpus },
       );
     children.push(
-      service("routing", { ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` }, otherCpus),
+      service(
+        "routing",
+        { ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`, BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}` },
+        otherCpus,
+      ),
       service("budget", { BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }, otherCpus),
       service("usage-writer", {}, otherCpus),
       service(

@@ -68,7 +68,11 @@ describe("spine, distributed mode", {
       SERVICE_DATA_DIR: dataDir,
       SHUTDOWN_TIMEOUT_MS: "8000",
     };
-    routingEnv = { ...shared, ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` };
+    routingEnv = {
+      ...shared,
+      ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`,
+      BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+    };
     processes.push(
       startRouting(),
       startServiceProcess("budget", { ...shared, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),

@@ -48,7 +48,11 @@ export async function startDistributedGateway(
     SHUTDOWN_TIMEOUT_MS: "8000",
   };
   const processes = [
-    startServiceProcess("routing", { ...shared, ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}` }),
+    startServiceProcess("routing", {
+      ...shared,
+      ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`,
+      BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+    }),
     startServiceProcess("budget", { ...shared, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),
     startServiceProcess("usage-writer", shared),
     startServiceProcess("ingress", {

@@ -52,6 +52,8 @@ export async function seedKinds(gateway: MatrixGateway): Promise<Map<ProviderKin
       baseUrl: fakeBaseUrl(gateway.upstream, kind),
       upstreamModel,
       apiKey: upstreamKey,
+      // Declared, so the capabilities filter is exercised (tools, images and JSON all need one).
+      capabilities: ["chat", "functionCalling", "vision", "json"],
     });
     targets.set(kind, { kind, token: seeded.token, upstreamKey, upstreamModel });
   }

@@ -1,7 +1,7 @@
 import type { PrismaClient } from "@gw/db";
-import { toBudgets, toModelConfig } from "./map-rows.js";
+import { toBudgets, toModelConfig, toRoutingConfig } from "./map-rows.js";
 import { TtlCache } from "./ttl-cache.js";
-import type { ProjectConfig, TokenConfig } from "./types.js";
+import type { ModelConfig, ProjectConfig, TokenConfig } from "./types.js";
 
 /**
  * Read-through cache of the configuration the hot path needs (tokens, projects with their models
@@ -14,6 +14,8 @@ export interface ConfigStore {
   projectById(projectId: string): Promise<ProjectConfig | null>;
   /** For `/projects/{slug}/v1/*`; null when no project has that slug. */
   projectBySlug(slug: string): Promise<ProjectConfig | null>;
+  /** Any model by id, assigned to a project or not (the `llm` policy's routing model). */
+  modelById(modelId: string): Promise<ModelConfig | null>;
   invalidate(): void;
 }
 
@@ -34,6 +36,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const tokens = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
   const projects = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
   const projectsBySlug = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
+  const models = new TtlCache<ModelConfig | null>({ ttlMs, maxEntries });
 
   async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
     const row = await prisma.project.findUnique({
@@ -48,6 +51,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       defaultTimeoutMs: row.defaultTimeoutMs,
       policies: row.policies,
       budgets: toBudgets(row.budgets),
+      routing: toRoutingConfig(row.routing),
       models: row.models.map((assignment) => toModelConfig(assignment.model)),
     };
   }
@@ -73,6 +77,12 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     projectById(projectId) {
       return projects.get(projectId, () => loadProject({ id: projectId }));
     },
+    modelById(modelId) {
+      return models.get(modelId, async () => {
+        const row = await prisma.model.findUnique({ where: { id: modelId } });
+        return row ? toModelConfig(row) : null;
+      });
+    },
     projectBySlug(slug) {
       return projectsBySlug.get(
         slug,
@@ -84,6 +94,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       tokens.clear();
       projects.clear();
       projectsBySlug.clear();
+      models.clear();
     },
   };
 }

@@ -1,3 +1,11 @@
 export { type ConfigStore, type ConfigStoreOptions, createConfigStore } from "./config-store.js";
 export { TtlCache } from "./ttl-cache.js";
-export type { BudgetConfig, BudgetMetric, ModelConfig, ProjectConfig, TokenConfig } from "./types.js";
+export type {
+  BudgetConfig,
+  BudgetMetric,
+  ModelConfig,
+  PricingTier,
+  ProjectConfig,
+  ProjectRoutingConfig,
+  TokenConfig,
+} from "./types.js";

@@ -13,6 +13,8 @@ export interface ModelConfig {
   capabilities: string[];
   enabled: boolean;
   baseUrl: string | null;
+  /** Volume tiers (DESIGN.md section 4): prices by the model's tokens in the current calendar month. */
+  pricingTiers: PricingTier[];
   /** Unix seconds; the `created` of `GET /v1/models`. */
   createdAt: number;
 }
@@ -30,6 +32,27 @@ export interface BudgetConfig {
   warnAt: number;
 }
 
+export interface PricingTier {
+  /** The tier applies once the model's monthly tokens reach this. */
+  fromTokens: number;
+  /** USD per 1,000 tokens. */
+  inputPrice: number;
+  outputPrice: number;
+  cachePrice?: number;
+}
+
+/** The project's `routing` field. */
+export interface ProjectRoutingConfig {
+  /** The `llm` policy: the routing model asked to rank candidates. */
+  llm?: { modelId: string; fallbackModelIds?: string[]; prompt?: string; timeoutMs?: number };
+  /** `random` policy weights by model id (default 1). */
+  weights?: Record<string, number>;
+  /** Health settings overrides (names of `HealthSettings` in services/routing/src/health/types.ts). */
+  health?: Record<string, number>;
+  /** Upstream attempts per request, fallbacks included (default 3). */
+  maxAttempts?: number;
+}
+
 export interface ProjectConfig {
   id: string;
   name: string;
@@ -37,6 +60,7 @@ export interface ProjectConfig {
   defaultTimeoutMs: number | null;
   policies: string[];
   budgets: BudgetConfig[];
+  routing: ProjectRoutingConfig;
   /** The project's models in the project's order. */
   models: ModelConfig[];
 }

@@ -46,6 +46,7 @@ const request: RouteRequest = {
   conversationId: "conv_01",
   requestedModel: "gpt-4o",
   traceId: "0af7651916cd43dd8448eb211c80319c",
+  promptExcerpt: "",
 };
 
 // A realistic-size response: three candidates and a short decision trace.
@@ -61,7 +62,7 @@ const response = RouteResponse.fromPartial({
   ],
   policies: ["cheapest"],
 });
-const handlers: AsyncHandlers<Routing> = { route: async () => response };
+const handlers: AsyncHandlers<Routing> = { route: async () => response, reportOutcome: async () => ({}) };
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -91,7 +92,10 @@ await server.listen(socketAddress);
 
 // Baseline: bare grpc-js server and generated callback client, without this lib's wrapping.
 const rawServer = new Server();
-const rawImplementation: RoutingServiceServer = { route: (_call, callback) => callback(null, response) };
+const rawImplementation: RoutingServiceServer = {
+  route: (_call, callback) => callback(null, response),
+  reportOutcome: (_call, callback) => callback(null, {}),
+};
 rawServer.addService(RoutingServiceService, rawImplementation);
 const rawPort = await new Promise<number>((resolve, reject) =>
   rawServer.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) =>

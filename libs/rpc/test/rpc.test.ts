@@ -66,6 +66,7 @@ function createSlowProbe() {
 
 /** Behaviour is chosen by `projectId`, so one handler set covers every scenario. */
 const routingHandlers: AsyncHandlers<Routing> = {
+  reportOutcome: async () => ({}),
   async route(request, ctx) {
     switch (request.projectId) {
       case "not-found":
@@ -105,6 +106,7 @@ const emptyRequest: RouteRequest = {
   conversationId: "",
   requestedModel: "gpt-x",
   traceId: "",
+  promptExcerpt: "",
 };
 
 async function rejection(promise: Promise<unknown>): Promise<RpcError> {

@@ -1,3 +1,4 @@
+import type { Outbox } from "@gw/accounting";
 import type { ConfigStore } from "@gw/config-store";
 import type { PrismaClient } from "@gw/db";
 import type { Logger } from "@gw/logger";
@@ -5,7 +6,6 @@ import type { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import type { AsyncClient } from "@gw/rpc";
 import { decryptSecret } from "@gw/security";
 import type { Dispatcher } from "undici";
-import type { Outbox } from "./accounting/outbox.js";
 import type { IngressConfig } from "./config.js";
 import { type AuthEvents, createAuthEvents } from "./proxy/auth-events.js";
 import { createResponseStore, type ResponseStore } from "./proxy/stored-responses.js";

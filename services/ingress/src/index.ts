@@ -1,4 +1,4 @@
-export { createOutbox, type Outbox } from "./accounting/outbox.js";
+export { createOutbox, type Outbox } from "@gw/accounting";
 export { buildIngressApp } from "./app.js";
 export { IngressConfig } from "./config.js";
 export { type IngressDeps, ingressDeps } from "./deps.js";

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
@@ -7,7 +8,6 @@ import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { createGrpcClient } from "@gw/rpc";
 import { parseSecretKey } from "@gw/security";
-import { createOutbox } from "./accounting/outbox.js";
 import type { IngressConfig } from "./config.js";
 import { ingressDeps } from "./deps.js";
 import { createUpstreamDispatcher } from "./proxy/upstream-client.js";

@@ -1,86 +1,134 @@
-import type { ConfigStore, ModelConfig, ProjectConfig } from "@gw/config-store";
-import { costMicros, worstCaseOutputTokens } from "@gw/pricing";
-import type { Candidate, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
+import type { ConfigStore, ModelConfig } from "@gw/config-store";
+import type { Logger } from "@gw/logger";
+import type { ReportOutcomeRequest, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
+import { decideRoute, type RoutingCandidate, type RoutingModelCall } from "./engine/index.js";
+import type { EventPublisher } from "./events.js";
+import type { HealthSettings, HealthStore, ModelHealth } from "./health/index.js";
+
+export interface RoutingDeps {
+  configStore: ConfigStore;
+  health: HealthStore;
+  events: EventPublisher;
+  logger: Logger;
+  /** The `llm` policy's routing model; undefined where it cannot be called. */
+  callRoutingModel?: RoutingModelCall;
+  now?: () => number;
+  random?: () => number;
+}
 
 /**
- * Pick the ordered candidates for one request. This is the skeleton of the routing engine: the
- * `enabled` filter, the project's model order, worst-case cost estimates and a trace entry for
- * every step. Capability/context/budget/cooldown filters and the policies (health, cheapest,
- * random, llm) plug in here with the routing-engine issue.
+ * `Route`: the project's models filtered and ordered by the engine (filters, then the project's
+ * policies), with worst-case cost estimates and the trace of every step. Shared health comes from
+ * the counter store; when it cannot be read the request is still routed (without health) rather
+ * than failed, and the trace says so.
  */
-export async function route(configStore: ConfigStore, request: RouteRequest): Promise<RouteResponse> {
-  const started = performance.now();
-  const project = await configStore.projectById(request.projectId);
+export async function route(deps: RoutingDeps, request: RouteRequest): Promise<RouteResponse> {
+  const project = await deps.configStore.projectById(request.projectId);
   if (!project)
     return {
       candidates: [],
-      trace: [traceEntry("filter", "project", "excluded", "unknown project")],
+      trace: [entry("filter", "project", "excluded", "unknown project")],
       policies: [],
     };
-
-  const trace: TraceEntry[] = [];
-  const enabled: ModelConfig[] = [];
-  for (const model of project.models) {
-    if (model.enabled) enabled.push(model);
-    else trace.push(traceEntry("filter", "enabled", "excluded", "model is disabled", model.id));
+  const now = (deps.now ?? Date.now)();
+  const pre: TraceEntry[] = [];
+  let health = new Map<string, ModelHealth>();
+  try {
+    health = await deps.health.snapshot(
+      project.models.map((m) => m.id),
+      projectHealthSettings(project.routing.health),
+    );
+  } catch (error) {
+    deps.logger.warn({ err: error }, "health state unavailable; routing without it");
+    pre.push(
+      entry("health", "snapshot", "unavailable", "shared health could not be read; routed without it"),
+    );
   }
-  trace.push(
-    traceEntry(
-      "filter",
-      "enabled",
-      "passed",
-      `${enabled.length} of ${project.models.length} models enabled`,
-      "",
-      {
-        candidates: enabled.map((m) => m.id),
-      },
-    ),
-  );
-  const candidates = enabled.map((model) => toCandidate(model, request));
-  trace.push(
-    traceEntry("policy", "order", "selected", "project model order", candidates[0]?.modelId ?? "", {
-      order: candidates.map((c) => c.modelId),
-      configuredPolicies: project.policies,
-      durationMs: performance.now() - started,
-    }),
-  );
-  return { candidates, trace, policies: policiesOf(project) };
-}
-
-function policiesOf(project: ProjectConfig): string[] {
-  return project.policies.length > 0 ? project.policies : ["order"];
-}
-
-/** Worst case: the counted input, and output bounded by max_tokens, else the model's output limit. */
-function toCandidate(model: ModelConfig, request: RouteRequest): Candidate {
-  const cost = costMicros(model, {
-    inputTokens: request.estimatedInputTokens,
-    outputTokens: worstCaseOutputTokens(request.maxTokens, model),
+  const decision = await decideRoute({
+    project,
+    features: {
+      estimatedInputTokens: Number(request.estimatedInputTokens),
+      requiredCapabilities: request.requiredCapabilities,
+      maxTokens: Number(request.maxTokens),
+      conversationId: request.conversationId,
+      promptExcerpt: request.promptExcerpt,
+      tokenId: request.tokenId,
+      traceId: request.traceId,
+    },
+    health,
+    // Filled by the budget service once models carry their own limits (budgets issue).
+    budgetExhausted: new Set(),
+    // Monthly volumes per model come with the budgets issue's counters; until then the base tier.
+    monthlyTokens: new Map(),
+    now,
+    random: deps.random ?? Math.random,
+    ...(deps.callRoutingModel ? { callRoutingModel: deps.callRoutingModel } : {}),
   });
+  if (decision.candidates.length === 0) {
+    deps.events.publish({
+      event: "routing.no_candidates",
+      severity: "critical",
+      projectId: project.id,
+      details: {
+        modelId: "",
+        projectSlug: project.slug,
+        excluded: decision.trace
+          .filter((t) => t.outcome === "excluded")
+          .map((t) => ({ modelId: t.modelId, reason: t.reason })),
+      },
+    });
+  }
+  return {
+    candidates: decision.candidates.map(toCandidate),
+    trace: [...pre, ...decision.trace],
+    policies: decision.policies,
+  };
+}
+
+/** `ReportOutcome`: one attempt into the shared health; the state changes it causes become events. */
+export async function reportOutcome(deps: RoutingDeps, report: ReportOutcomeRequest): Promise<void> {
+  const project = await deps.configStore.projectById(report.projectId);
+  const kind = report.kind === "rate_limited" || report.kind === "error" ? report.kind : "success";
+  const events = await deps.health.record(
+    {
+      modelId: report.modelId,
+      projectId: report.projectId,
+      kind,
+      status: report.status,
+      latencyMs: report.latencyMs,
+      ...(Number(report.retryAfterMs) > 0 ? { retryAfterMs: Number(report.retryAfterMs) } : {}),
+      ...(report.reason ? { reason: report.reason.slice(0, 300) } : {}),
+    },
+    projectHealthSettings(project?.routing.health),
+  );
+  for (const event of events) deps.events.publish(event);
+}
+
+function toCandidate(candidate: RoutingCandidate) {
+  const model: ModelConfig = candidate.model;
   return {
     modelId: model.id,
     provider: model.provider,
     upstreamModel: model.upstreamModel,
-    costEstimateMicros: cost ?? 0,
-    priced: cost !== null,
+    costEstimateMicros: candidate.costEstimateMicros ?? 0,
+    priced: candidate.costEstimateMicros !== null,
   };
 }
 
-function traceEntry(
-  stage: string,
-  name: string,
-  outcome: string,
-  reason: string,
-  modelId = "",
-  details?: Record<string, unknown>,
-): TraceEntry {
-  return {
-    stage,
-    name,
-    outcome,
-    reason,
-    modelId,
-    detailsJson: details ? JSON.stringify(details) : "",
-    durationMs: 0,
-  };
+function entry(stage: string, name: string, outcome: string, reason: string): TraceEntry {
+  return { stage, name, outcome, reason, modelId: "", detailsJson: "", durationMs: 0 };
+}
+
+/**
+ * The health settings a project may tune. The window, bucket and half-life stay deployment-wide:
+ * health data is per model and shared by every project, so projects with different buckets would
+ * miss each other's counts.
+ */
+const PROJECT_HEALTH_SETTINGS = ["minCalls", "errorRateThreshold", "openMs", "defaultCooldownMs"] as const;
+
+function projectHealthSettings(overrides: Record<string, number> | undefined): Partial<HealthSettings> {
+  const settings: Partial<HealthSettings> = {};
+  for (const name of PROJECT_HEALTH_SETTINGS)
+    if (overrides?.[name] !== undefined) settings[name] = overrides[name];
+  return settings;
 }

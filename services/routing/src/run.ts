@@ -1,27 +1,77 @@
+import { join } from "node:path";
+import { createOutbox } from "@gw/accounting";
+import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
+import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
-import { RoutingServiceService } from "@gw/proto";
-import { createGrpcServer } from "@gw/rpc";
+import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
+import { createGrpcClient, createGrpcServer } from "@gw/rpc";
+import { parseSecretKey } from "@gw/security";
+import { Agent } from "undici";
 import type { RoutingConfig } from "./config.js";
+import { createEventPublisher } from "./events.js";
 import { createRoutingHandlers } from "./handlers.js";
+import { createHealthStore } from "./health/index.js";
+import { createLlmCaller } from "./llm-caller.js";
 
-/** Routing as its own process: PostgreSQL for configuration, a gRPC server for ingress. */
+/**
+ * Routing as its own process: PostgreSQL for configuration, Redis for the health shared by every
+ * replica (error rates, circuits, cooldowns), NATS for its events, a gRPC server for ingress.
+ */
 export async function startRouting(
   config: RoutingConfig,
   { logger, shutdown }: ServiceContext,
 ): Promise<void> {
-  requireDistributedUrls("routing", config, ["DATABASE_URL"]);
+  requireDistributedUrls("routing", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
+  const counters = createCounterStore({
+    redisUrl: config.REDIS_URL!,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    logger,
+  });
+  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "routing", logger });
+  await ensureProjectStreams(bus);
+  const configStore = createConfigStore({ prisma: db.prisma });
+  // The llm policy's own calls: budget reservations and usage records like any proxy call.
+  const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, {
+    defaultDeadlineMs: config.GRPC_DEADLINE_MS,
+  });
+  const outbox = createOutbox({
+    bus,
+    logger,
+    path: join(config.SERVICE_DATA_DIR, "routing-outbox.jsonl"),
+    maxPending: config.OUTBOX_MAX_PENDING,
+  });
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  const callRoutingModel = createLlmCaller({
+    configStore,
+    secretKey: config.SERVICE_SECRET_KEY ? parseSecretKey(config.SERVICE_SECRET_KEY) : undefined,
+    budget: budget.client,
+    outbox,
+    dispatcher,
+    logger,
+  });
   const server = createGrpcServer({ logger });
   server.add(
     RoutingServiceService,
-    createRoutingHandlers({ configStore: createConfigStore({ prisma: db.prisma }) }),
+    createRoutingHandlers({
+      configStore,
+      health: createHealthStore(counters),
+      events: createEventPublisher(bus, logger),
+      logger,
+      ...(callRoutingModel ? { callRoutingModel } : {}),
+    }),
   );
   const { port } = await server.listen(config.ROUTING_GRPC_LISTEN);
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
+  shutdown.register("outbox", () => outbox.flush(config.SHUTDOWN_TIMEOUT_MS / 4));
+  shutdown.register("bus", () => bus.close());
+  shutdown.register("upstream", () => dispatcher.close());
+  shutdown.register("budget-client", () => budget.close());
+  shutdown.register("counters", () => counters.close());
   shutdown.register("database", () => db.close());
   logger.info({ address: config.ROUTING_GRPC_LISTEN, port }, "routing listening");
 }

@@ -12,6 +12,8 @@ export interface SeedOptions {
   inputPrice?: number;
   outputPrice?: number;
   budgets?: unknown[];
+  /** Declared capabilities; none (the default) means unknown, and routing lets the model serve everything. */
+  capabilities?: string[];
   tokenName?: string;
 }
 
@@ -40,7 +42,7 @@ export async function seedProject(
     inputPrice: options.inputPrice ?? 0.15,
     outputPrice: options.outputPrice ?? 0.6,
     contextWindow: 128_000,
-    capabilities: ["chat"],
+    capabilities: options.capabilities ?? [],
   };
   await prisma.model.upsert({
     where: { id: options.modelId },

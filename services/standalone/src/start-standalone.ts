@@ -8,7 +8,12 @@ import { inProcessClient } from "@gw/rpc";
 import { startAuditWriter } from "@gw/service-audit";
 import { createBudgetHandlers } from "@gw/service-budget";
 import { createOutbox, createUpstreamDispatcher, ingressDeps, serveIngress } from "@gw/service-ingress";
-import { createRoutingHandlers } from "@gw/service-routing";
+import {
+  createEventPublisher,
+  createHealthStore,
+  createLlmCaller,
+  createRoutingHandlers,
+} from "@gw/service-routing";
 import { startUsageWriter } from "@gw/service-usage-writer";
 import type { StandaloneConfig } from "./config.js";
 import { openInfrastructure } from "./infrastructure.js";
@@ -35,12 +40,9 @@ export async function startStandalone(
   const infra = await openInfrastructure(config, logger);
   const { db, bus, counters, secretKey } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
-  const routing = inProcessClient(RoutingServiceService, createRoutingHandlers({ configStore }), { logger });
   const budget = inProcessClient(BudgetServiceService, createBudgetHandlers({ configStore, counters }), {
     logger,
   });
-  const usageWriter = await startUsageWriter({ bus, prisma: db.prisma, logger });
-  const auditWriter = await startAuditWriter({ bus, prisma: db.prisma });
   const outbox = createOutbox({
     bus,
     logger,
@@ -48,6 +50,27 @@ export async function startStandalone(
     maxPending: config.OUTBOX_MAX_PENDING,
   });
   const upstream = createUpstreamDispatcher();
+  const callRoutingModel = createLlmCaller({
+    configStore,
+    secretKey,
+    budget,
+    outbox,
+    dispatcher: upstream,
+    logger,
+  });
+  const routing = inProcessClient(
+    RoutingServiceService,
+    createRoutingHandlers({
+      configStore,
+      health: createHealthStore(counters),
+      events: createEventPublisher(bus, logger),
+      logger,
+      ...(callRoutingModel ? { callRoutingModel } : {}),
+    }),
+    { logger },
+  );
+  const usageWriter = await startUsageWriter({ bus, prisma: db.prisma, logger });
+  const auditWriter = await startAuditWriter({ bus, prisma: db.prisma });
   const { url } = await serveIngress(
     ingressDeps(config, {
       logger,

@@ -1,7 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { encodeJson, Subjects } from "@gw/bus";
-import { NotificationEvent } from "@gw/proto";
-import type { Outbox } from "../accounting/outbox.js";
+import type { Outbox } from "@gw/accounting";
+import { publishEvent } from "@gw/accounting";
 
 /**
  * `auth.token_invalid` (warning): a token that does not exist was presented. Published through
@@ -25,18 +23,12 @@ export function createAuthEvents(outbox: Outbox, now: () => number = Date.now): 
       if (previous !== undefined && at - previous < COOLDOWN_MS) return;
       if (lastSent.size >= MAX_TRACKED) lastSent.clear();
       lastSent.set(tokenHash, at);
-      const event: NotificationEvent = {
-        id: randomUUID(),
+      publishEvent(outbox, {
         event: "auth.token_invalid",
         severity: "warning",
-        timestamp: new Date(at).toISOString(),
         projectId: "",
-        detailsJson: JSON.stringify({ tokenSha256Prefix: tokenHash.slice(0, 12), clientAddress }),
-      };
-      outbox.enqueue({
-        id: event.id,
-        subject: Subjects.event(event.event),
-        data: encodeJson(NotificationEvent.toJSON(event)),
+        details: { tokenSha256Prefix: tokenHash.slice(0, 12), clientAddress },
+        at,
       });
     },
   };

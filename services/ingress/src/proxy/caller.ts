@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import type { UsageBase } from "@gw/accounting";
 import type { ProjectConfig, TokenConfig } from "@gw/config-store";
 import { Errors, GatewayError } from "@gw/errors";
 import { hashToken, PROJECT_TOKEN_PREFIX } from "@gw/security";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { UsageBase } from "../accounting/usage-record.js";
 import type { IngressDeps } from "../deps.js";
 
 /** Who is calling, for which project, and the request-level options from headers. */

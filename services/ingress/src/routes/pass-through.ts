@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { recordUsage } from "@gw/accounting";
 import type { ModelConfig } from "@gw/config-store";
 import { Errors, GatewayError } from "@gw/errors";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { request as undiciRequest } from "undici";
-import { recordUsage } from "../accounting/usage-record.js";
 import type { IngressDeps } from "../deps.js";
 import { authenticate } from "../proxy/caller.js";
 import { forwardedHeaders, returnedHeaders } from "../proxy/pass-through-headers.js";

@@ -30,6 +30,10 @@ export interface UsageFacts extends UsageBase {
   trace: unknown[];
   errorMessage: string;
   streamed: boolean;
+  /** Record id when it is not `<traceId>-<attempt>` (side calls of a request, e.g. its routing model). */
+  recordId?: string;
+  /** `completion` (default), `routing` (the llm policy's routing model), `guardrail`. */
+  callType?: "completion" | "routing" | "guardrail";
 }
 
 /**
@@ -39,7 +43,7 @@ export interface UsageFacts extends UsageBase {
  */
 export function recordUsage(outbox: Outbox, facts: UsageFacts): UsageRecord {
   const record: UsageRecord = {
-    id: `${facts.traceId}-${facts.attempt}`,
+    id: facts.recordId ?? `${facts.traceId}-${facts.attempt}`,
     timestamp: new Date(facts.startedAt).toISOString(),
     projectId: facts.projectId,
     projectSlug: facts.projectSlug,
@@ -55,7 +59,7 @@ export function recordUsage(outbox: Outbox, facts: UsageFacts): UsageRecord {
     outcome: facts.outcome,
     status: facts.status,
     traceId: facts.traceId,
-    callType: "completion",
+    callType: facts.callType ?? "completion",
     sessionId: facts.sessionId,
     endUserId: facts.endUser,
     tags: facts.tags,

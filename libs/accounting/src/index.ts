@@ -1,0 +1,4 @@
+export { publishEvent } from "./events.js";
+export { createOutbox, type Outbox, type OutboxOptions } from "./outbox.js";
+export { type OutboxEntry, OutboxLog } from "./outbox-log.js";
+export { recordUsage, type UsageBase, type UsageFacts } from "./usage-record.js";

@@ -1,0 +1,149 @@
+import type { ModelConfig } from "@gw/config-store";
+import { Errors, GatewayError } from "@gw/errors";
+import type { CanonicalRequest } from "@gw/llm";
+import { worstCaseOutputTokens } from "@gw/pricing";
+import type { Candidate, ReportOutcomeRequest } from "@gw/proto";
+import { isRetryableRpcError, RpcError } from "@gw/rpc";
+import type { IngressDeps } from "../deps.js";
+import type { CallerContext } from "./caller.js";
+import type { ProxyCall } from "./proxy-call.js";
+import type { CallUsage } from "./usage.js";
+
+/**
+ * Ingress's calls to routing and budget: the candidate list, the worst-case reservation of one
+ * attempt, its settlement, and the health report of each upstream attempt. Routing or budget
+ * unreachable refuses the request (fail closed), never sends it unchecked.
+ */
+
+const EXCERPT_CHARS = 2000;
+/** The `llm` policy's default time limit (services/routing engine); its routing model answers within it. */
+const ROUTING_MODEL_TIMEOUT_MS = 3000;
+
+/** A project routed by the `llm` policy waits for its routing model too: the Route deadline grows by its limit. */
+function routingModelAllowanceMs(caller: CallerContext): number {
+  const llm = caller.project.routing.llm;
+  if (!llm || !caller.project.policies.includes("llm")) return 0;
+  return llm.timeoutMs ?? ROUTING_MODEL_TIMEOUT_MS;
+}
+
+export async function routeCandidates(
+  deps: IngressDeps,
+  caller: CallerContext,
+  call: ProxyCall,
+  trace: unknown[],
+): Promise<{ candidates: Candidate[]; policies: string[] }> {
+  const request = call.parsed.request;
+  const routed = await rpc("routing", () =>
+    deps.routing.route(
+      {
+        projectId: caller.project.id,
+        tokenId: caller.token.id,
+        estimatedInputTokens: call.estimatedInputTokens,
+        requiredCapabilities: call.requiredCapabilities,
+        maxTokens: request.maxTokens ?? 0,
+        conversationId: caller.usageBase.sessionId,
+        requestedModel: request.model,
+        traceId: caller.traceId,
+        promptExcerpt: lastUserText(request).slice(0, EXCERPT_CHARS),
+      },
+      { deadlineMs: deps.rpcDeadlineMs + routingModelAllowanceMs(caller) },
+    ),
+  );
+  trace.push(...routed.trace);
+  if (routed.candidates.length === 0)
+    throw Errors.noCandidates("every model of the project was filtered out");
+  return { candidates: routed.candidates, policies: routed.policies };
+}
+
+/** Reserves the attempt's worst case; a refusal names the scope (a model's own limit lets ingress try the next). */
+export async function reserveAttempt(
+  deps: IngressDeps,
+  caller: CallerContext,
+  call: ProxyCall,
+  candidate: Candidate,
+  model: ModelConfig,
+  reservationId: string,
+): Promise<void> {
+  const answer = await rpc("budget", () =>
+    deps.budget.reserve(
+      {
+        reservationId,
+        projectId: caller.project.id,
+        tokenId: caller.token.id,
+        modelId: candidate.modelId,
+        worstCase: {
+          calls: 1,
+          inputTokens: call.estimatedInputTokens,
+          outputTokens: worstCaseOutputTokens(call.parsed.request.maxTokens ?? 0, model),
+          costMicros: candidate.costEstimateMicros,
+        },
+      },
+      { deadlineMs: deps.rpcDeadlineMs },
+    ),
+  );
+  if (!answer.admitted) throw Errors.budgetExceeded(answer.blockedScope, answer.blockedMetric);
+}
+
+export async function settleAttempt(
+  deps: IngressDeps,
+  reservationId: string,
+  usage: CallUsage,
+  cost: number,
+): Promise<void> {
+  try {
+    await deps.budget.settle(
+      {
+        reservationId,
+        actual: {
+          calls: 1,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          costMicros: cost,
+        },
+      },
+      { deadlineMs: deps.rpcDeadlineMs },
+    );
+  } catch (error) {
+    // The reservation expires on its own; the usage record still carries the real numbers.
+    deps.logger.warn({ err: error, reservationId }, "settle failed");
+  }
+}
+
+/** Fire and forget: health feeds the next routing decisions; a lost report only delays them. */
+export function reportOutcome(deps: IngressDeps, report: ReportOutcomeRequest): void {
+  deps.routing.reportOutcome(report, { deadlineMs: deps.rpcDeadlineMs }).catch((error: unknown) => {
+    deps.logger.debug({ err: error, modelId: report.modelId }, "health report failed");
+  });
+}
+
+/** Routing/budget unreachable or failing: the request is refused (fail closed), never sent unchecked. */
+async function rpc<T>(service: "routing" | "budget", call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof RpcError && isRetryableRpcError(error)) throw Errors.serviceUnavailable(service);
+    throw error;
+  }
+}
+
+function lastUserText(request: CanonicalRequest): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]!;
+    if (message.role !== "user") continue;
+    const text = message.content
+      .map((part) => (part.type === "text" ? part.text : ""))
+      .join(" ")
+      .trim();
+    if (text) return text;
+  }
+  return "";
+}
+
+/** A budget refusal of a model's own limit: the next candidate may still be admitted. */
+export function isModelScopeRefusal(error: unknown): boolean {
+  return (
+    error instanceof GatewayError &&
+    error.code === "budget_exceeded" &&
+    error.message.startsWith("Budget exhausted for model:")
+  );
+}

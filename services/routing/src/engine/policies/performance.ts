@@ -1,0 +1,35 @@
+import type { RoutingPolicy } from "../types.js";
+import { candidateEntry, linearScores } from "./scoring.js";
+
+/** Neither rewarded nor punished: a model without latency data sits between fastest and slowest. */
+export const UNKNOWN_LATENCY_SCORE = 0.5;
+
+/**
+ * Prefer the model that answers fastest: mean time to response headers of recent successful
+ * calls (shared health). Fastest scores 1, slowest 0, linear between.
+ */
+export const performancePolicy: RoutingPolicy = {
+  name: "performance",
+  evaluate(candidates, context) {
+    const latencies = new Map<string, number>();
+    for (const { model } of candidates) {
+      const latencyMs = context.health.get(model.id)?.latencyMs;
+      if (latencyMs != null) latencies.set(model.id, latencyMs);
+    }
+    const measured = linearScores(latencies, "lower");
+    const scores = new Map<string, number>();
+    const trace = candidates.map(({ model }) => {
+      const latencyMs = latencies.get(model.id);
+      if (latencyMs === undefined) {
+        scores.set(model.id, UNKNOWN_LATENCY_SCORE);
+        return candidateEntry("performance", model.id, UNKNOWN_LATENCY_SCORE, "no latency data", {
+          latencyMs: null,
+        });
+      }
+      const score = measured.get(model.id) ?? UNKNOWN_LATENCY_SCORE;
+      scores.set(model.id, score);
+      return candidateEntry("performance", model.id, score, `mean latency ${latencyMs} ms`, { latencyMs });
+    });
+    return { scores, excluded: new Map(), trace };
+  },
+};

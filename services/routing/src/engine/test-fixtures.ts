@@ -1,0 +1,91 @@
+import type { ModelConfig, ProjectConfig } from "@gw/config-store";
+import type { TraceEntry } from "@gw/proto";
+import type { ModelHealth } from "../health/types.js";
+import type { RoutingCandidate, RoutingContext } from "./types.js";
+
+/** Builders for the engine's tests: a valid object with the fields a test cares about overridden. */
+
+export function model(id: string, overrides: Partial<ModelConfig> = {}): ModelConfig {
+  return {
+    id,
+    provider: "openai",
+    upstreamModel: id,
+    apiKeyEncrypted: null,
+    inputPrice: 0.001,
+    outputPrice: 0.002,
+    cachePrice: null,
+    contextWindow: null,
+    maxOutputTokens: null,
+    capabilities: [],
+    enabled: true,
+    baseUrl: null,
+    pricingTiers: [],
+    createdAt: 0,
+    ...overrides,
+  };
+}
+
+export function project(models: ModelConfig[], overrides: Partial<ProjectConfig> = {}): ProjectConfig {
+  return {
+    id: "proj_1",
+    name: "Project",
+    slug: "project",
+    defaultTimeoutMs: null,
+    policies: [],
+    budgets: [],
+    routing: {},
+    models,
+    ...overrides,
+  };
+}
+
+export function health(overrides: Partial<ModelHealth> = {}): ModelHealth {
+  return { errorRate: null, calls: 0, circuit: "closed", latencyMs: null, ...overrides };
+}
+
+export const NOW = 1_800_000_000_000;
+
+export function context(
+  models: ModelConfig[],
+  overrides: Partial<Omit<RoutingContext, "features">> & {
+    features?: Partial<RoutingContext["features"]>;
+  } = {},
+): RoutingContext {
+  const { features, ...rest } = overrides;
+  return {
+    project: project(models),
+    health: new Map(),
+    budgetExhausted: new Set(),
+    monthlyTokens: new Map(),
+    now: NOW,
+    random: () => 0,
+    ...rest,
+    features: {
+      estimatedInputTokens: 100,
+      requiredCapabilities: [],
+      maxTokens: 0,
+      conversationId: "",
+      promptExcerpt: "",
+      tokenId: "tok_1",
+      traceId: "trace_1",
+      ...features,
+    },
+  };
+}
+
+export function candidates(models: ModelConfig[]): RoutingCandidate[] {
+  return models.map((m) => ({ model: m, costEstimateMicros: null }));
+}
+
+export function ids(models: { id: string }[] | RoutingCandidate[]): string[] {
+  return models.map((m) => ("model" in m ? m.model.id : m.id));
+}
+
+export function details(entry: TraceEntry | undefined): Record<string, unknown> {
+  return entry?.detailsJson ? (JSON.parse(entry.detailsJson) as Record<string, unknown>) : {};
+}
+
+/** Scores as a plain object, for deepEqual. */
+export function plain(scores: Map<string, number>): Record<string, number> {
+  return Object.fromEntries(scores);
+}
