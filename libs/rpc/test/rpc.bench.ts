@@ -62,7 +62,7 @@ const response = RouteResponse.fromPartial({
   ],
   policies: ["cheapest"],
 });
-const handlers: AsyncHandlers<Routing> = { route: async () => response, reportOutcome: async () => ({}) };
+const handlers: AsyncHandlers<Routing> = { route: async () => response, reportOutcomes: async () => ({}) };
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -94,7 +94,7 @@ await server.listen(socketAddress);
 const rawServer = new Server();
 const rawImplementation: RoutingServiceServer = {
   route: (_call, callback) => callback(null, response),
-  reportOutcome: (_call, callback) => callback(null, {}),
+  reportOutcomes: (_call, callback) => callback(null, {}),
 };
 rawServer.addService(RoutingServiceService, rawImplementation);
 const rawPort = await new Promise<number>((resolve, reject) =>

@@ -66,7 +66,7 @@ function createSlowProbe() {
 
 /** Behaviour is chosen by `projectId`, so one handler set covers every scenario. */
 const routingHandlers: AsyncHandlers<Routing> = {
-  reportOutcome: async () => ({}),
+  reportOutcomes: async () => ({}),
   async route(request, ctx) {
     switch (request.projectId) {
       case "not-found":

@@ -8,6 +8,7 @@ import { decryptSecret } from "@gw/security";
 import type { Dispatcher } from "undici";
 import type { IngressConfig } from "./config.js";
 import { type AuthEvents, createAuthEvents } from "./proxy/auth-events.js";
+import { createOutcomeReporter, type OutcomeReporter } from "./proxy/outcome-reporter.js";
 import { createResponseStore, type ResponseStore } from "./proxy/stored-responses.js";
 
 /** Everything ingress needs, built by its own main (distributed) or by standalone (in-process clients). */
@@ -21,6 +22,8 @@ export interface IngressDeps {
   /** Stored `/v1/responses` answers for `previous_response_id`. */
   responses: ResponseStore;
   authEvents: AuthEvents;
+  /** Upstream attempt outcomes into routing's shared health. */
+  outcomes: OutcomeReporter;
   /** Decrypts a model's stored upstream key. */
   decryptApiKey: (stored: string) => string;
   upstream: Dispatcher;
@@ -44,6 +47,7 @@ export function ingressDeps(
     ...rest,
     responses: createResponseStore(prisma),
     authEvents: createAuthEvents(rest.outbox),
+    outcomes: createOutcomeReporter(rest.routing, rest.logger, { deadlineMs: config.GRPC_DEADLINE_MS }),
     decryptApiKey: (stored) => decryptSecret(stored, secretKey),
     defaultTimeoutMs: config.DEFAULT_TIMEOUT_MS,
     rpcDeadlineMs: config.GRPC_DEADLINE_MS,

@@ -30,6 +30,8 @@ export async function serveIngress(
       clearInterval(sweep);
     }
   });
+  // The last requests' health reports, before the routing client closes.
+  options.shutdown.register("health-reports", () => deps.outcomes.flush());
   options.shutdown.register("outbox", async () => {
     await deps.outbox.flush(options.flushTimeoutMs);
     await deps.outbox.close();

@@ -1,6 +1,6 @@
 import type { ConfigStore, ModelConfig } from "@gw/config-store";
 import type { Logger } from "@gw/logger";
-import type { ReportOutcomeRequest, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
+import type { AttemptReport, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
 import { decideRoute, type RoutingCandidate, type RoutingModelCall } from "./engine/index.js";
 import type { EventPublisher } from "./events.js";
 import type { HealthSettings, HealthStore, ModelHealth } from "./health/index.js";
@@ -86,7 +86,7 @@ export async function route(deps: RoutingDeps, request: RouteRequest): Promise<R
 }
 
 /** `ReportOutcome`: one attempt into the shared health; the state changes it causes become events. */
-export async function reportOutcome(deps: RoutingDeps, report: ReportOutcomeRequest): Promise<void> {
+export async function reportOutcome(deps: RoutingDeps, report: AttemptReport): Promise<void> {
   const project = await deps.configStore.projectById(report.projectId);
   const kind = report.kind === "rate_limited" || report.kind === "error" ? report.kind : "success";
   const events = await deps.health.record(

@@ -10,7 +10,6 @@ import { describeFailure } from "./failure.js";
 import type { ProxyCall } from "./proxy-call.js";
 import { respondJson } from "./respond-json.js";
 import { respondStream } from "./respond-stream.js";
-import { reportOutcome } from "./service-calls.js";
 import { assistantMessage } from "./stored-responses.js";
 import { retryAfterMs, sendUpstream } from "./upstream-client.js";
 import { planUpstream } from "./upstream-plan.js";
@@ -40,7 +39,7 @@ export async function runAttempt(
   );
   const started = performance.now();
   const report = (kind: "success" | "error" | "rate_limited", status: number, reason: string, after = 0) =>
-    reportOutcome(deps, {
+    deps.outcomes.report({
       projectId: caller.project.id,
       modelId: model.id,
       kind,

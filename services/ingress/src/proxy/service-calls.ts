@@ -2,7 +2,7 @@ import type { ModelConfig } from "@gw/config-store";
 import { Errors, GatewayError } from "@gw/errors";
 import type { CanonicalRequest } from "@gw/llm";
 import { worstCaseOutputTokens } from "@gw/pricing";
-import type { Candidate, ReportOutcomeRequest } from "@gw/proto";
+import type { Candidate } from "@gw/proto";
 import { isRetryableRpcError, RpcError } from "@gw/rpc";
 import type { IngressDeps } from "../deps.js";
 import type { CallerContext } from "./caller.js";
@@ -107,13 +107,6 @@ export async function settleAttempt(
     // The reservation expires on its own; the usage record still carries the real numbers.
     deps.logger.warn({ err: error, reservationId }, "settle failed");
   }
-}
-
-/** Fire and forget: health feeds the next routing decisions; a lost report only delays them. */
-export function reportOutcome(deps: IngressDeps, report: ReportOutcomeRequest): void {
-  deps.routing.reportOutcome(report, { deadlineMs: deps.rpcDeadlineMs }).catch((error: unknown) => {
-    deps.logger.debug({ err: error, modelId: report.modelId }, "health report failed");
-  });
 }
 
 /** Routing/budget unreachable or failing: the request is refused (fail closed), never sent unchecked. */
