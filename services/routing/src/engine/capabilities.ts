@@ -22,7 +22,19 @@ export interface CapabilityMatch {
 
 export function matchCapabilities(modelCapabilities: string[], required: string[]): CapabilityMatch {
   if (modelCapabilities.length === 0) return { declared: false, missing: [] };
-  const has = new Set(modelCapabilities.map(canonicalCapability));
-  const wanted = [...new Set(required.map(canonicalCapability))];
-  return { declared: true, missing: wanted.filter((name) => !has.has(name)) };
+  // Plain loops, no Sets: both lists are a handful of names, and this runs per model per request.
+  const missing: string[] = [];
+  for (let i = 0; i < required.length; i++) {
+    const name = canonicalCapability(required[i]!);
+    // Each name once, in the order first required.
+    if (missing.includes(name) || declares(modelCapabilities, name)) continue;
+    missing.push(name);
+  }
+  return { declared: true, missing };
+}
+
+function declares(modelCapabilities: string[], name: string): boolean {
+  for (let i = 0; i < modelCapabilities.length; i++)
+    if (canonicalCapability(modelCapabilities[i]!) === name) return true;
+  return false;
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { pricesFor, requestCost } from "./pricing-tiers.js";
-import { model } from "./test-fixtures.js";
+import { contextRequestCost, pricesFor, requestCost } from "./pricing-tiers.js";
+import { context, model } from "./test-fixtures.js";
 
 const tiered = model("tiered", {
   inputPrice: 0.01,
@@ -53,5 +53,24 @@ describe("requestCost", () => {
   it("is null for an unpriced model", () => {
     const unpriced = model("free?", { inputPrice: null, outputPrice: null });
     assert.equal(requestCost(unpriced, { estimatedInputTokens: 10, maxTokens: 10 }, new Map()).micros, null);
+  });
+});
+
+describe("contextRequestCost", () => {
+  it("is requestCost, computed once per model per routing context", () => {
+    const ctx = context([tiered], {
+      features: { estimatedInputTokens: 1000, maxTokens: 500 },
+      monthlyTokens: new Map([["tiered", 2_000_000]]),
+    });
+    const cost = contextRequestCost(tiered, ctx);
+    assert.deepEqual(cost, requestCost(tiered, ctx.features, ctx.monthlyTokens));
+    assert.equal(contextRequestCost(tiered, ctx), cost);
+    // Another model object, or other features or volumes on the context: computed anew.
+    const copy = { ...tiered, pricingTiers: [] };
+    assert.notDeepEqual(contextRequestCost(copy, ctx), cost);
+    ctx.monthlyTokens = new Map();
+    assert.equal(contextRequestCost(tiered, ctx).tier, null);
+    ctx.features = { ...ctx.features, maxTokens: 100 };
+    assert.equal(contextRequestCost(tiered, ctx).outputTokens, 100);
   });
 });

@@ -1,6 +1,6 @@
 import type { ModelConfig, PricingTier } from "@gw/config-store";
 import { costMicros, type ModelPrices, worstCaseOutputTokens } from "@gw/pricing";
-import type { RouteFeatures } from "./types.js";
+import type { RouteFeatures, RoutingContext } from "./types.js";
 
 /** The prices that apply to a model now, and the tier they come from (null = the base prices). */
 export interface AppliedPrices {
@@ -62,4 +62,37 @@ export function requestCost(
     inputTokens,
     outputTokens,
   };
+}
+
+interface CostMemo {
+  features: RoutingContext["features"];
+  monthlyTokens: RoutingContext["monthlyTokens"];
+  byModel: WeakMap<ModelConfig, RequestCost>;
+}
+
+/** Per routing context: the costs already computed, so the engine and `cheapest` share them. */
+const costMemos = new WeakMap<RoutingContext, CostMemo>();
+
+/**
+ * `requestCost` for a model in one routing decision, computed once per decision: the engine's
+ * cost estimate and the `cheapest` policy read the same result. Keyed by the context object (and
+ * its `features` and `monthlyTokens`, so a context given other ones recomputes); a context is not
+ * changed during a decision. The result is shared: treat it as read-only.
+ */
+export function contextRequestCost(model: ModelConfig, context: RoutingContext): RequestCost {
+  let memo = costMemos.get(context);
+  if (
+    memo === undefined ||
+    memo.features !== context.features ||
+    memo.monthlyTokens !== context.monthlyTokens
+  ) {
+    memo = { features: context.features, monthlyTokens: context.monthlyTokens, byModel: new WeakMap() };
+    costMemos.set(context, memo);
+  }
+  let cost = memo.byModel.get(model);
+  if (cost === undefined) {
+    cost = requestCost(model, context.features, context.monthlyTokens);
+    memo.byModel.set(model, cost);
+  }
+  return cost;
 }

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { POLICIES } from "./policies/index.js";
 import { decideRoute } from "./route-engine.js";
-import { context, details, health, ids, model, project } from "./test-fixtures.js";
+import {
+  context,
+  details,
+  health,
+  ids,
+  model,
+  project,
+  tracedCandidate,
+  tracedCandidates,
+} from "./test-fixtures.js";
 import type { RoutingContext, RoutingPolicy } from "./types.js";
 
 function withPolicies(ctx: RoutingContext, policies: string[]): RoutingContext {
@@ -204,6 +213,28 @@ describe("decideRoute", () => {
     assert.ok((llm?.durationMs ?? 0) >= 9, `llm duration ${llm?.durationMs}`);
   });
 
+  it("writes one entry per filter and per policy, however many candidates", async () => {
+    const models = Array.from({ length: 30 }, (_, index) => model(`m${index}`));
+    const decision = await decideRoute(withPolicies(context(models), ["health", "cheapest", "random"]));
+    assert.equal(decision.candidates.length, 30);
+    assert.deepEqual(
+      decision.trace.map((e) => `${e.stage}:${e.name}:${e.outcome}`),
+      [
+        "filter:enabled:passed",
+        "filter:capabilities:passed",
+        "filter:context:passed",
+        "filter:budget:passed",
+        "filter:cooldown:passed",
+        "filter:circuit:passed",
+        "policy:health:scored",
+        "policy:cheapest:scored",
+        "policy:random:scored",
+        "policy:decision:selected",
+      ],
+    );
+    for (const entry of decision.trace.slice(6, 9)) assert.equal(tracedCandidates(entry).length, 30);
+  });
+
   it("traces every filter, every policy step with its duration, and the decision", async () => {
     const models = [model("a", { enabled: false }), model("b"), model("c")];
     const ctx = context(models, {
@@ -216,16 +247,27 @@ describe("decideRoute", () => {
       filterSummaries.map((e) => e.name),
       ["enabled", "capabilities", "context", "budget", "cooldown", "circuit"],
     );
-    for (const policy of ["health", "random"]) {
+    const scores = details(decision.trace.at(-1)).scores as Record<string, number[]>;
+    for (const [index, policy] of ["health", "random"].entries()) {
+      // One entry per policy, with its duration.
       const entries = decision.trace.filter((e) => e.stage === "policy" && e.name === policy);
-      assert.ok(entries.length > 0, policy);
-      for (const entry of entries) assert.ok(entry.durationMs >= 0 && Number.isFinite(entry.durationMs));
-      // Each candidate is explained by each policy.
-      for (const id of ["b", "c"])
-        assert.ok(
-          entries.some((e) => e.modelId === id),
-          `${policy} ${id}`,
-        );
+      assert.equal(entries.length, 1, policy);
+      const entry = entries[0]!;
+      assert.equal(entry.outcome, "scored");
+      assert.ok(entry.durationMs >= 0 && Number.isFinite(entry.durationMs));
+      // Each candidate is explained by each policy: its score (the one the decision used) and reason.
+      for (const id of ["b", "c"]) {
+        const traced = tracedCandidate(entry, id);
+        assert.equal(typeof traced?.score, "number", `${policy} ${id} score`);
+        assert.ok(typeof traced?.reason === "string" && traced.reason.length > 0, `${policy} ${id} reason`);
+        assert.equal(scores[id]?.[index], traced?.score, `${policy} ${id} score in the decision`);
+      }
+      assert.deepEqual(
+        tracedCandidates(entry)
+          .map((c) => c.modelId)
+          .sort(),
+        ["b", "c"],
+      );
     }
     for (const entry of decision.trace) {
       assert.ok(entry.reason.length > 0, `${entry.name} has a reason`);

@@ -1,7 +1,7 @@
 import type { TraceEntry } from "@gw/proto";
 import { FILTERS } from "./filters/index.js";
 import { DEFAULT_POLICIES, POLICIES } from "./policies/index.js";
-import { requestCost } from "./pricing-tiers.js";
+import { contextRequestCost } from "./pricing-tiers.js";
 import { elapsedMs, traceEntry } from "./trace.js";
 import type {
   RouteDecision,
@@ -58,9 +58,10 @@ export async function decideRoute(
 
   let candidates: RoutingCandidate[] = models.map((model) => ({
     model,
-    costEstimateMicros: requestCost(model, context.features, context.monthlyTokens).micros,
+    costEstimateMicros: contextRequestCost(model, context).micros,
   }));
-  const vectors = new Map<string, ScoreVector>(candidates.map((c) => [c.model.id, []]));
+  const vectors = new Map<string, ScoreVector>();
+  for (const candidate of candidates) vectors.set(candidate.model.id, []);
   for (const policy of policies) {
     const policyStarted = performance.now();
     const result = await evaluateSafely(policy, candidates, context);
@@ -68,7 +69,8 @@ export async function decideRoute(
     candidates = exclusions.kept;
     // Every entry of a policy carries the policy's own time (an llm call shows up here).
     const durationMs = elapsedMs(policyStarted);
-    for (const entry of [...result.trace, ...exclusions.trace]) trace.push({ ...entry, durationMs });
+    for (const entry of result.trace) trace.push({ ...entry, durationMs });
+    for (const entry of exclusions.trace) trace.push({ ...entry, durationMs });
     for (const candidate of candidates) {
       const score = result.scores.get(candidate.model.id);
       // A score that is not a number cannot be compared: treat it as "not scored".
@@ -78,12 +80,18 @@ export async function decideRoute(
     }
   }
 
-  const position = new Map(context.project.models.map((model, index) => [model.id, index]));
-  const ordered = [...candidates].sort(
-    (a, b) =>
-      compareVectors(vectors.get(a.model.id) ?? [], vectors.get(b.model.id) ?? []) ||
-      (position.get(a.model.id) ?? 0) - (position.get(b.model.id) ?? 0),
-  );
+  // Sort keys looked up once per candidate, not once per comparison.
+  const position = new Map<string, number>();
+  context.project.models.forEach((model, index) => {
+    position.set(model.id, index);
+  });
+  const keyed = candidates.map((candidate) => ({
+    candidate,
+    vector: vectors.get(candidate.model.id) ?? [],
+    position: position.get(candidate.model.id) ?? 0,
+  }));
+  keyed.sort((a, b) => compareVectors(a.vector, b.vector) || a.position - b.position);
+  const ordered = keyed.map((entry) => entry.candidate);
   trace.push(decisionEntry(ordered, names, vectors, elapsedMs(started)));
   return { candidates: ordered, trace, policies: names };
 }
@@ -178,7 +186,8 @@ function applyExclusions(
 
 /** Lexicographic: the first policy that tells two candidates apart decides; scored before unscored. */
 function compareVectors(a: ScoreVector, b: ScoreVector): number {
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) {
     const x = a[i] ?? null;
     const y = b[i] ?? null;
     if (x === y) continue;

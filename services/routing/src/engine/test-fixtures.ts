@@ -85,6 +85,20 @@ export function details(entry: TraceEntry | undefined): Record<string, unknown> 
   return entry?.detailsJson ? (JSON.parse(entry.detailsJson) as Record<string, unknown>) : {};
 }
 
+/** What a policy's entry traces about its candidates (`details.candidates`), in the entry's order. */
+export function tracedCandidates(entry: TraceEntry | undefined): Record<string, unknown>[] {
+  const candidates = details(entry).candidates;
+  return Array.isArray(candidates) ? (candidates as Record<string, unknown>[]) : [];
+}
+
+/** The record a policy's entry traces about one candidate (score, reason, inputs), if any. */
+export function tracedCandidate(
+  entry: TraceEntry | undefined,
+  modelId: string,
+): Record<string, unknown> | undefined {
+  return tracedCandidates(entry).find((candidate) => candidate.modelId === modelId);
+}
+
 /** Scores as a plain object, for deepEqual. */
 export function plain(scores: Map<string, number>): Record<string, number> {
   return Object.fromEntries(scores);

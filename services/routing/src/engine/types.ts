@@ -62,7 +62,9 @@ export interface RoutingFilter {
 
 /**
  * A policy scores candidates (0..1, higher is better; a candidate without a score ranks after
- * scored ones) and may exclude some, each with a reason in its trace entries. Policies are
+ * scored ones) and may exclude some, each with a reason (the engine traces every exclusion). Its
+ * `trace` explains the scores in one entry for all candidates (`scoresEntry`), not one per
+ * candidate, so the trace does not grow with the project's models. Policies are
  * applied in the project's `policies` order: the first policy's score orders the list, later
  * policies break its ties, the project's model order breaks the rest. A policy's exclusions are
  * ignored (and traced as ignored) when they would leave no candidate: a policy never fails a

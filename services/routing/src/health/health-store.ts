@@ -1,15 +1,16 @@
 import type { AddEntry, CounterStore } from "@gw/counters";
 import { degradedEvent, providerErrorEvent, rateLimitedEvent, recoveredEvent } from "./health-events.js";
-import { BUCKET_FIELDS, DEFAULT_HEALTH_KEY_PREFIX, healthKeys } from "./keys.js";
+import { DEFAULT_HEALTH_KEY_PREFIX, healthKeys, modelKeyCache } from "./keys.js";
 import { mergeHealthSettings } from "./settings.js";
 import type { AttemptOutcome, HealthEvent, HealthSettings, HealthStore, ModelHealth } from "./types.js";
 import {
-  type BucketCounts,
-  bucketStarts,
+  bucketCount,
   bucketTtlMs,
+  bucketWeights,
   circuitState,
+  currentBucketStart,
+  flatWindowStats,
   type WindowStats,
-  windowStats,
 } from "./window.js";
 
 export interface HealthStoreOptions {
@@ -38,7 +39,8 @@ const MIN_DEGRADED_MARKER_TTL_MS = 3_600_000;
 
 /**
  * Shared model health in the counter store (see keys.ts for the layout). Every replica reads and
- * writes the same keys, so all of them route on the same error rates, circuits and cooldowns.
+ * writes the same keys, so all of them route on the same error rates, circuits and cooldowns. The
+ * key strings of each model are built once and cached (`modelKeyCache`), not on every call.
  *
  * Round trips. `snapshot`: one `get` for every bucket, circuit and cooldown key of every model.
  * `record` of a success or error: one `add` (this attempt) and one `get` (the rest of the window and
@@ -53,6 +55,8 @@ const MIN_DEGRADED_MARKER_TTL_MS = 3_600_000;
 export function createHealthStore(counters: CounterStore, options: HealthStoreOptions = {}): HealthStore {
   const clock = options.now ?? Date.now;
   const keys = healthKeys(options.keyPrefix ?? DEFAULT_HEALTH_KEY_PREFIX);
+  // Every snapshot and record needs each model's keys: built once, not per call and bucket.
+  const keyCache = modelKeyCache(keys);
 
   async function recordRateLimited(
     outcome: AttemptOutcome,
@@ -70,17 +74,19 @@ export function createHealthStore(counters: CounterStore, options: HealthStoreOp
   async function recordAttempt(outcome: AttemptOutcome, settings: HealthSettings): Promise<HealthEvent[]> {
     const now = clock();
     const { modelId } = outcome;
-    const starts = bucketStarts(now, settings);
-    const current = starts[0]!;
+    const count = bucketCount(settings);
+    const modelKeys = keyCache.get(modelId, currentBucketStart(now, settings), settings.bucketMs, count);
+    // ok, err, lat of each bucket in the window (as `bucketStarts`), the current bucket first.
+    const bucketKeys = modelKeys.window;
     const ttlMs = bucketTtlMs(settings);
     const failed = outcome.kind === "error";
 
     // This attempt goes into the current bucket; everything else in the window is read alongside.
     const written: AddEntry[] = failed
-      ? [{ key: keys.bucket(modelId, current, "err"), amount: 1, ttlMs }]
+      ? [{ key: bucketKeys[1]!, amount: 1, ttlMs }]
       : [
-          { key: keys.bucket(modelId, current, "ok"), amount: 1, ttlMs },
-          { key: keys.bucket(modelId, current, "lat"), amount: latencyAmount(outcome.latencyMs), ttlMs },
+          { key: bucketKeys[0]!, amount: 1, ttlMs },
+          { key: bucketKeys[2]!, amount: latencyAmount(outcome.latencyMs), ttlMs },
         ];
     // provider.error: the first replica whose add makes this minute's counter 1 raises it; the rest
     // of a storm only counts. Folded into the same add, so throttling costs no round trip.
@@ -94,24 +100,28 @@ export function createHealthStore(counters: CounterStore, options: HealthStoreOp
       });
     }
     const writtenKeys = new Set(written.map((entry) => entry.key));
-    const bucketKeys = windowKeys(modelId, starts);
     const readKeys = [
       ...bucketKeys.filter((key) => !writtenKeys.has(key)),
-      keys.circuit(modelId),
-      keys.degraded(modelId),
+      modelKeys.circuit,
+      modelKeys.degraded,
     ];
     const [added, read] = await Promise.all([counters.add(written), counters.get(readKeys)]);
     // The values after this attempt: what the add returned for its keys, the get for the rest.
     const value = valueReader([...readKeys, ...written.map((entry) => entry.key)], [...read, ...added]);
-    const stats = windowStats(readBuckets(modelId, starts, value), settings);
+    const stats = flatWindowStats(
+      bucketKeys.map(value),
+      0,
+      bucketWeights(count, settings),
+      settings.minCalls,
+    );
 
     const events: HealthEvent[] = [];
     if (reportsError && added[added.length - 1] === 1) events.push(providerErrorEvent(outcome));
     const transition = await applyTransition(outcome, settings, {
       now,
       stats,
-      openUntil: value(keys.circuit(modelId)),
-      degraded: value(keys.degraded(modelId)) >= 1,
+      openUntil: value(modelKeys.circuit),
+      degraded: value(modelKeys.degraded) >= 1,
       bucketKeys,
     });
     if (transition) events.push(transition);
@@ -129,7 +139,13 @@ export function createHealthStore(counters: CounterStore, options: HealthStoreOp
   async function applyTransition(
     outcome: AttemptOutcome,
     settings: HealthSettings,
-    state: { now: number; stats: WindowStats; openUntil: number; degraded: boolean; bucketKeys: string[] },
+    state: {
+      now: number;
+      stats: WindowStats;
+      openUntil: number;
+      degraded: boolean;
+      bucketKeys: readonly string[];
+    },
   ): Promise<HealthEvent | null> {
     const { modelId } = outcome;
     const { now, stats } = state;
@@ -196,19 +212,26 @@ export function createHealthStore(counters: CounterStore, options: HealthStoreOp
       const settings = mergeHealthSettings(overrides);
       const now = clock();
       const ids = [...new Set(modelIds)];
-      const starts = bucketStarts(now, settings);
-      // Every bucket, circuit and cooldown key of every model in one get.
-      const readKeys = ids.flatMap((modelId) => [
-        ...windowKeys(modelId, starts),
-        keys.circuit(modelId),
-        keys.cooldown(modelId),
-      ]);
-      const value = valueReader(readKeys, await counters.get(readKeys));
-      const result = new Map<string, ModelHealth>();
+      // Every bucket, circuit and cooldown key of every model in one get: per model its window
+      // (ok, err, lat per bucket, newest first), then circuit, then cooldown.
+      const current = currentBucketStart(now, settings);
+      const count = bucketCount(settings);
+      const readKeys: string[] = [];
       for (const modelId of ids) {
-        const stats = windowStats(readBuckets(modelId, starts, value), settings);
-        const openUntil = value(keys.circuit(modelId));
-        const cooldownUntil = value(keys.cooldown(modelId));
+        const { window, circuit, cooldown } = keyCache.get(modelId, current, settings.bucketMs, count);
+        for (let index = 0; index < window.length; index++) readKeys.push(window[index]!);
+        readKeys.push(circuit, cooldown);
+      }
+      const values = await counters.get(readKeys);
+      // Read by position (the layout above), a missing value being 0 as the store reads it.
+      const weights = bucketWeights(count, settings);
+      const stride = 3 * count + 2;
+      const result = new Map<string, ModelHealth>();
+      for (let index = 0; index < ids.length; index++) {
+        const offset = index * stride;
+        const stats = flatWindowStats(values, offset, weights, settings.minCalls);
+        const openUntil = values[offset + 3 * count] ?? 0;
+        const cooldownUntil = values[offset + 3 * count + 1] ?? 0;
         const circuit = circuitState(openUntil, now, settings.windowMs);
         const health: ModelHealth = {
           errorRate: stats.errorRate,
@@ -218,28 +241,11 @@ export function createHealthStore(counters: CounterStore, options: HealthStoreOp
         };
         if (circuit !== "closed") health.openUntil = openUntil;
         if (cooldownUntil > now) health.cooldownUntil = cooldownUntil;
-        result.set(modelId, health);
+        result.set(ids[index]!, health);
       }
       return result;
     },
   };
-
-  /** The ok/err/lat keys of a model's buckets, in the order of `starts`. */
-  function windowKeys(modelId: string, starts: readonly number[]): string[] {
-    return starts.flatMap((start) => BUCKET_FIELDS.map((field) => keys.bucket(modelId, start, field)));
-  }
-
-  function readBuckets(
-    modelId: string,
-    starts: readonly number[],
-    value: (key: string) => number,
-  ): BucketCounts[] {
-    return starts.map((start) => ({
-      ok: value(keys.bucket(modelId, start, "ok")),
-      err: value(keys.bucket(modelId, start, "err")),
-      lat: value(keys.bucket(modelId, start, "lat")),
-    }));
-  }
 }
 
 /** Lookup by key over the answer of a `get` (missing = 0, as the store reads it). */

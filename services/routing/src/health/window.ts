@@ -14,9 +14,18 @@ export interface BucketCounts {
  * derives the same keys from the same clock time.
  */
 export function bucketStarts(now: number, settings: Pick<HealthSettings, "windowMs" | "bucketMs">): number[] {
-  const current = Math.floor(now / settings.bucketMs) * settings.bucketMs;
-  const count = Math.ceil(settings.windowMs / settings.bucketMs);
-  return Array.from({ length: count }, (_, index) => current - index * settings.bucketMs);
+  const current = currentBucketStart(now, settings);
+  return Array.from({ length: bucketCount(settings) }, (_, index) => current - index * settings.bucketMs);
+}
+
+/** Start of the bucket `now` falls in (the first of `bucketStarts`). */
+export function currentBucketStart(now: number, settings: Pick<HealthSettings, "bucketMs">): number {
+  return Math.floor(now / settings.bucketMs) * settings.bucketMs;
+}
+
+/** How many buckets a window has (the length of `bucketStarts`). */
+export function bucketCount(settings: Pick<HealthSettings, "windowMs" | "bucketMs">): number {
+  return Math.ceil(settings.windowMs / settings.bucketMs);
 }
 
 /**
@@ -59,9 +68,47 @@ export function windowStats(
     err += weight * bucket.err;
     lat += weight * bucket.lat;
   });
+  return decayedStats(ok, err, lat, settings.minCalls);
+}
+
+/** `bucketWeight` of each of `count` buckets, newest first: computed once per call, used for every model. */
+export function bucketWeights(
+  count: number,
+  settings: Pick<HealthSettings, "bucketMs" | "halfLifeMs">,
+): number[] {
+  const weights: number[] = [];
+  for (let index = 0; index < count; index++) weights.push(bucketWeight(index, settings));
+  return weights;
+}
+
+/**
+ * `windowStats` over counters as a `get` returns them, without building bucket objects: bucket
+ * `index` (newest first, `weights.length` of them) is `values[offset + 3 * index]` (ok), `+ 1`
+ * (err), `+ 2` (lat); a missing value is 0. The same sums in the same order as `windowStats`.
+ */
+export function flatWindowStats(
+  values: readonly number[],
+  offset: number,
+  weights: readonly number[],
+  minCalls: number,
+): WindowStats {
+  let ok = 0;
+  let err = 0;
+  let lat = 0;
+  for (let index = 0; index < weights.length; index++) {
+    const weight = weights[index]!;
+    const at = offset + 3 * index;
+    ok += weight * (values[at] ?? 0);
+    err += weight * (values[at + 1] ?? 0);
+    lat += weight * (values[at + 2] ?? 0);
+  }
+  return decayedStats(ok, err, lat, minCalls);
+}
+
+function decayedStats(ok: number, err: number, lat: number, minCalls: number): WindowStats {
   const calls = ok + err;
   return {
-    errorRate: calls > 0 && calls >= settings.minCalls ? err / calls : null,
+    errorRate: calls > 0 && calls >= minCalls ? err / calls : null,
     calls,
     latencyMs: ok > 0 ? lat / ok : null,
   };

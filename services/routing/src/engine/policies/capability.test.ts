@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { candidates, context, model, plain } from "../test-fixtures.js";
+import { candidates, context, details, model, plain, tracedCandidates } from "../test-fixtures.js";
 import { capabilityPolicy } from "./capability.js";
 
 describe("capability policy", () => {
@@ -14,7 +14,24 @@ describe("capability policy", () => {
     const ctx = context(models, { features: { requiredCapabilities: ["functionCalling"] } });
     const result = await capabilityPolicy.evaluate(candidates(models), ctx);
     assert.deepEqual(plain(result.scores), { declared: 1, undeclared: 0.5, lacking: 0 });
-    assert.equal(result.trace.find((e) => e.modelId === "undeclared")?.reason, "capabilities not declared");
+    // One entry for the policy: the required capabilities once, then every candidate.
+    assert.equal(result.trace.length, 1);
+    assert.deepEqual(details(result.trace[0]).required, ["functionCalling"]);
+    assert.deepEqual(tracedCandidates(result.trace[0]), [
+      {
+        modelId: "declared",
+        score: 1,
+        reason: "declares every required capability",
+        capabilities: ["tools", "vision"],
+      },
+      { modelId: "undeclared", score: 0.5, reason: "capabilities not declared", capabilities: [] },
+      {
+        modelId: "lacking",
+        score: 0,
+        reason: "missing capabilities: functionCalling",
+        capabilities: ["chat"],
+      },
+    ]);
   });
 
   it("scores everyone 1 when the request needs nothing", async () => {

@@ -1,6 +1,6 @@
 import { canonicalCapability, matchCapabilities } from "../capabilities.js";
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry } from "./scoring.js";
+import { type CandidateScore, scoredReason, scoresEntry } from "./scoring.js";
 
 /** Declared support beats unknown support: the `capabilities` filter lets undeclared models through. */
 export const DECLARED_SCORE = 1;
@@ -17,8 +17,8 @@ export const capabilityPolicy: RoutingPolicy = {
   evaluate(candidates, context) {
     const required = context.features.requiredCapabilities.map(canonicalCapability);
     const scores = new Map<string, number>();
-    const trace = candidates.map(({ model }) => {
-      const details = { required, capabilities: model.capabilities };
+    const traced: CandidateScore[] = [];
+    for (const { model } of candidates) {
       let score: number;
       let reason: string;
       if (required.length === 0) {
@@ -38,8 +38,12 @@ export const capabilityPolicy: RoutingPolicy = {
         }
       }
       scores.set(model.id, score);
-      return candidateEntry("capability", model.id, score, reason, details);
-    });
-    return { scores, excluded: new Map(), trace };
+      traced.push({ modelId: model.id, score, reason, capabilities: model.capabilities });
+    }
+    return {
+      scores,
+      excluded: new Map(),
+      trace: [scoresEntry("capability", scoredReason(traced), traced, { required })],
+    };
   },
 };

@@ -1,6 +1,6 @@
-import { requestCost } from "../pricing-tiers.js";
+import { contextRequestCost } from "../pricing-tiers.js";
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry, linearScores } from "./scoring.js";
+import { type CandidateScore, linearScores, scoredReason, scoresEntry } from "./scoring.js";
 
 /**
  * Prefer the model on which THIS request costs least in the worst case, at the prices that apply
@@ -13,30 +13,35 @@ export const cheapestPolicy: RoutingPolicy = {
   evaluate(candidates, context) {
     const costs = candidates.map(({ model }) => ({
       model,
-      cost: requestCost(model, context.features, context.monthlyTokens),
+      cost: contextRequestCost(model, context),
     }));
     const priced = new Map<string, number>();
     for (const { model, cost } of costs) if (cost.micros !== null) priced.set(model.id, cost.micros);
     const scores = linearScores(priced, "lower");
-    const trace = costs.map(({ model, cost }) => {
-      const details = {
+    const traced: CandidateScore[] = costs.map(({ model, cost }) => {
+      let score: number | null = null;
+      let reason = "unpriced: ranks after priced models";
+      if (cost.micros !== null) {
+        score = scores.get(model.id) ?? null;
+        const prices = cost.tier === null ? "base prices" : `tier from ${cost.tier.fromTokens} tokens`;
+        reason = `worst case ${cost.micros} micro-USD at ${prices}`;
+      }
+      return {
+        modelId: model.id,
+        score,
+        reason,
         costMicros: cost.micros,
         tier: cost.tier === null ? "base" : { fromTokens: cost.tier.fromTokens },
         monthlyTokens: cost.monthlyTokens,
-        inputTokens: cost.inputTokens,
         outputTokens: cost.outputTokens,
       };
-      if (cost.micros === null)
-        return candidateEntry("cheapest", model.id, null, "unpriced: ranks after priced models", details);
-      const prices = cost.tier === null ? "base prices" : `tier from ${cost.tier.fromTokens} tokens`;
-      return candidateEntry(
-        "cheapest",
-        model.id,
-        scores.get(model.id) ?? null,
-        `worst case ${cost.micros} micro-USD at ${prices}`,
-        details,
-      );
     });
-    return { scores, excluded: new Map(), trace };
+    // The input is the same for every candidate: traced once.
+    const summary = { inputTokens: context.features.estimatedInputTokens };
+    return {
+      scores,
+      excluded: new Map(),
+      trace: [scoresEntry("cheapest", scoredReason(traced), traced, summary)],
+    };
   },
 };

@@ -28,9 +28,23 @@ describe("health policy", () => {
   it("traces error rate, calls and circuit per candidate", async () => {
     const models = [model("flaky")];
     const ctx = context(models, { health: new Map([["flaky", health({ errorRate: 0.5, calls: 12 })]]) });
-    const [entry] = (await healthPolicy.evaluate(candidates(models), ctx)).trace;
-    assert.equal(entry?.modelId, "flaky");
+    const { trace } = await healthPolicy.evaluate(candidates(models), ctx);
+    assert.equal(trace.length, 1);
+    const [entry] = trace;
+    assert.equal(entry?.name, "health");
+    assert.equal(entry?.modelId, "");
     assert.equal(entry?.outcome, "scored");
-    assert.deepEqual(details(entry), { errorRate: 0.5, calls: 12, circuit: "closed", score: 0.5 });
+    assert.deepEqual(details(entry), {
+      candidates: [
+        {
+          modelId: "flaky",
+          score: 0.5,
+          reason: "error rate 0.5",
+          errorRate: 0.5,
+          calls: 12,
+          circuit: "closed",
+        },
+      ],
+    });
   });
 });

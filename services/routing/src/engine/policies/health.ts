@@ -1,5 +1,5 @@
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry } from "./scoring.js";
+import { type CandidateScore, scoredReason, scoresEntry } from "./scoring.js";
 
 /** Below any healthy model: a half_open circuit is on probation, tried only after the others. */
 export const HALF_OPEN_SCORE = 0.1;
@@ -14,11 +14,11 @@ export const healthPolicy: RoutingPolicy = {
   name: "health",
   evaluate(candidates, context) {
     const scores = new Map<string, number>();
-    const trace = candidates.map(({ model }) => {
+    const traced: CandidateScore[] = [];
+    for (const { model } of candidates) {
       const health = context.health.get(model.id);
       const errorRate = health?.errorRate ?? null;
       const circuit = health?.circuit ?? "closed";
-      const details = { errorRate, calls: health?.calls ?? 0, circuit };
       let score: number;
       let reason: string;
       if (circuit === "half_open") {
@@ -35,8 +35,8 @@ export const healthPolicy: RoutingPolicy = {
         reason = `error rate ${errorRate}`;
       }
       scores.set(model.id, score);
-      return candidateEntry("health", model.id, score, reason, details);
-    });
-    return { scores, excluded: new Map(), trace };
+      traced.push({ modelId: model.id, score, reason, errorRate, calls: health?.calls ?? 0, circuit });
+    }
+    return { scores, excluded: new Map(), trace: [scoresEntry("health", scoredReason(traced), traced)] };
   },
 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { candidates, context, details, model, plain, project } from "../test-fixtures.js";
+import { candidates, context, details, model, plain, project, tracedCandidates } from "../test-fixtures.js";
 import type { RoutingModelCall } from "../types.js";
 import { llmPolicy } from "./llm.js";
 
@@ -38,9 +38,12 @@ describe("llm policy", () => {
     const result = await llmPolicy.evaluate(candidates(models), llmContext(call));
     assert.deepEqual(plain(result.scores), { b: 1, a: 0 });
     assert.deepEqual(details(result.trace[0]).unknownIds, ["ghost"]);
-    const c = result.trace.find((e) => e.modelId === "c");
-    assert.equal(c?.outcome, "unscored");
-    assert.equal(c?.reason, "not named by the routing model");
+    assert.equal(result.trace.length, 1);
+    assert.deepEqual(tracedCandidates(result.trace[0]), [
+      { modelId: "a", score: 0, reason: "ranked 2 by the routing model", rank: 2 },
+      { modelId: "b", score: 1, reason: "ranked 1 by the routing model", rank: 1 },
+      { modelId: "c", score: null, reason: "not named by the routing model" },
+    ]);
   });
 
   it("fails softly when the answer names no candidate or is not a list", async () => {

@@ -1,5 +1,5 @@
 import type { PolicyResult, RoutingPolicy } from "../types.js";
-import { candidateEntry, policyEntry, positionScores } from "./scoring.js";
+import { type CandidateScore, policyEntry, positionScores, scoresEntry } from "./scoring.js";
 
 /** How long a request waits for the routing model when the project sets no `routing.llm.timeoutMs`. */
 export const DEFAULT_LLM_TIMEOUT_MS = 3000;
@@ -103,27 +103,16 @@ export const llmPolicy: RoutingPolicy = {
     if (named.length === 0) return noScores("failed", "the routing model named no candidate", details);
 
     const scores = positionScores(named);
+    const rankOf = new Map(named.map((id, index) => [id, index + 1]));
+    const traced: CandidateScore[] = candidates.map(({ model }) => {
+      const score = scores.get(model.id);
+      const rank = rankOf.get(model.id);
+      if (score === undefined || rank === undefined)
+        return { modelId: model.id, score: null, reason: "not named by the routing model" };
+      return { modelId: model.id, score, reason: `ranked ${rank} by the routing model`, rank };
+    });
     const trace = [
-      policyEntry(
-        "llm",
-        "scored",
-        `the routing model ranked ${named.length} of ${candidates.length}`,
-        details,
-      ),
-      ...candidates.map(({ model }) => {
-        const score = scores.get(model.id) ?? null;
-        return score === null
-          ? candidateEntry("llm", model.id, null, "not named by the routing model")
-          : candidateEntry(
-              "llm",
-              model.id,
-              score,
-              `ranked ${named.indexOf(model.id) + 1} by the routing model`,
-              {
-                rank: named.indexOf(model.id) + 1,
-              },
-            );
-      }),
+      scoresEntry("llm", `the routing model ranked ${named.length} of ${candidates.length}`, traced, details),
     ];
     return { scores, excluded: new Map(), trace };
   },

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { candidates, context, model, plain, project } from "../test-fixtures.js";
+import { candidates, context, model, plain, project, tracedCandidates } from "../test-fixtures.js";
 import { orderPolicy } from "./order.js";
 
 describe("order policy", () => {
@@ -11,12 +11,14 @@ describe("order policy", () => {
     const result = await orderPolicy.evaluate(candidates([models[2]!, models[0]!, models[1]!]), ctx);
     assert.deepEqual(plain(result.scores), { a: 1, b: 0.5, c: 0 });
     assert.equal(result.excluded.size, 0);
+    assert.equal(result.trace.length, 1);
+    assert.equal(result.trace[0]?.outcome, "scored");
     assert.deepEqual(
-      result.trace.map((e) => [e.modelId, e.outcome]),
+      tracedCandidates(result.trace[0]).map((c) => [c.modelId, c.score, c.reason, c.position]),
       [
-        ["a", "scored"],
-        ["b", "scored"],
-        ["c", "scored"],
+        ["a", 1, "position 1 in the project's model order", 1],
+        ["b", 0.5, "position 2 in the project's model order", 2],
+        ["c", 0, "position 3 in the project's model order", 3],
       ],
     );
   });

@@ -1,5 +1,5 @@
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry, positionScores } from "./scoring.js";
+import { type CandidateScore, positionScores, scoresEntry } from "./scoring.js";
 
 /**
  * The project's model order, as the administrator arranged it: the first model first, the rest as
@@ -13,17 +13,17 @@ export const orderPolicy: RoutingPolicy = {
       .map((candidate) => candidate.model.id)
       .sort((a, b) => (position.get(a) ?? Infinity) - (position.get(b) ?? Infinity));
     const scores = positionScores(ordered);
-    const trace = ordered.map((id, index) =>
-      candidateEntry(
-        "order",
-        id,
-        scores.get(id) ?? null,
-        `position ${index + 1} in the project's model order`,
-        {
-          position: index + 1,
-        },
-      ),
-    );
-    return { scores, excluded: new Map(), trace };
+    // In the project's order (first = tried first).
+    const traced: CandidateScore[] = ordered.map((id, index) => ({
+      modelId: id,
+      score: scores.get(id) ?? null,
+      reason: `position ${index + 1} in the project's model order`,
+      position: index + 1,
+    }));
+    return {
+      scores,
+      excluded: new Map(),
+      trace: [scoresEntry("order", "the project's model order", traced)],
+    };
   },
 };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { candidates, context, details, health, model, plain } from "../test-fixtures.js";
+import { candidates, context, health, model, plain, tracedCandidate } from "../test-fixtures.js";
 import { performancePolicy } from "./performance.js";
 
 describe("performance policy", () => {
@@ -15,8 +15,19 @@ describe("performance policy", () => {
     });
     const result = await performancePolicy.evaluate(candidates(models), ctx);
     assert.deepEqual(plain(result.scores), { slow: 0, fast: 1, mid: 0.75, unknown: 0.5 });
-    assert.equal(details(result.trace.find((e) => e.modelId === "mid")).latencyMs, 300);
-    assert.equal(details(result.trace.find((e) => e.modelId === "unknown")).latencyMs, null);
+    assert.equal(result.trace.length, 1);
+    assert.deepEqual(tracedCandidate(result.trace[0], "mid"), {
+      modelId: "mid",
+      score: 0.75,
+      reason: "mean latency 300 ms",
+      latencyMs: 300,
+    });
+    assert.deepEqual(tracedCandidate(result.trace[0], "unknown"), {
+      modelId: "unknown",
+      score: 0.5,
+      reason: "no latency data",
+      latencyMs: null,
+    });
   });
 
   it("scores a single measured model 1", async () => {

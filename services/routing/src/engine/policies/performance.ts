@@ -1,5 +1,5 @@
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry, linearScores } from "./scoring.js";
+import { type CandidateScore, linearScores, scoredReason, scoresEntry } from "./scoring.js";
 
 /** Neither rewarded nor punished: a model without latency data sits between fastest and slowest. */
 export const UNKNOWN_LATENCY_SCORE = 0.5;
@@ -18,18 +18,27 @@ export const performancePolicy: RoutingPolicy = {
     }
     const measured = linearScores(latencies, "lower");
     const scores = new Map<string, number>();
-    const trace = candidates.map(({ model }) => {
+    const traced: CandidateScore[] = [];
+    for (const { model } of candidates) {
       const latencyMs = latencies.get(model.id);
       if (latencyMs === undefined) {
         scores.set(model.id, UNKNOWN_LATENCY_SCORE);
-        return candidateEntry("performance", model.id, UNKNOWN_LATENCY_SCORE, "no latency data", {
+        traced.push({
+          modelId: model.id,
+          score: UNKNOWN_LATENCY_SCORE,
+          reason: "no latency data",
           latencyMs: null,
         });
+        continue;
       }
       const score = measured.get(model.id) ?? UNKNOWN_LATENCY_SCORE;
       scores.set(model.id, score);
-      return candidateEntry("performance", model.id, score, `mean latency ${latencyMs} ms`, { latencyMs });
-    });
-    return { scores, excluded: new Map(), trace };
+      traced.push({ modelId: model.id, score, reason: `mean latency ${latencyMs} ms`, latencyMs });
+    }
+    return {
+      scores,
+      excluded: new Map(),
+      trace: [scoresEntry("performance", scoredReason(traced), traced)],
+    };
   },
 };

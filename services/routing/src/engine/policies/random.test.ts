@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { candidates, context, details, model, plain, project } from "../test-fixtures.js";
+import { candidates, context, details, model, plain, project, tracedCandidates } from "../test-fixtures.js";
 import { randomPolicy, weightedOrder } from "./random.js";
 
 /** A fake source returning the given draws in turn. */
@@ -70,17 +70,16 @@ describe("random policy", () => {
     });
     const result = await randomPolicy.evaluate(candidates(models), ctx);
     assert.deepEqual(plain(result.scores), { b: 1, a: 0.5, c: 0 });
-    const summary = result.trace[0];
-    assert.equal(summary?.modelId, "");
-    assert.deepEqual(details(summary), {
-      weights: { a: 1, b: 2, c: 0 },
+    assert.equal(result.trace.length, 1);
+    const entry = result.trace[0];
+    assert.equal(entry?.modelId, "");
+    assert.deepEqual(details(entry), {
       draws: [0.5, 0.5],
-      order: ["b", "a", "c"],
-    });
-    assert.deepEqual(details(result.trace.find((e) => e.modelId === "c")), {
-      weight: 0,
-      position: 3,
-      score: 0,
+      candidates: [
+        { modelId: "b", score: 1, reason: "drawn at position 1", weight: 2, position: 1 },
+        { modelId: "a", score: 0.5, reason: "drawn at position 2", weight: 1, position: 2 },
+        { modelId: "c", score: 0, reason: "drawn at position 3", weight: 0, position: 3 },
+      ],
     });
   });
 
@@ -88,7 +87,13 @@ describe("random policy", () => {
     const models = [model("a"), model("b")];
     const ctx = context(models, { project: project(models, { routing: { weights: { b: -2 } } }) });
     const result = await randomPolicy.evaluate(candidates(models), ctx);
-    assert.deepEqual(details(result.trace[0]).weights, { a: 1, b: 1 });
+    assert.deepEqual(
+      tracedCandidates(result.trace[0]).map((c) => [c.modelId, c.weight]),
+      [
+        ["a", 1],
+        ["b", 1],
+      ],
+    );
   });
 
   it("puts a zero-weight model first when it is the only candidate", async () => {

@@ -1,5 +1,5 @@
 import type { RoutingPolicy } from "../types.js";
-import { candidateEntry, policyEntry, positionScores } from "./scoring.js";
+import { type CandidateScore, positionScores, scoresEntry } from "./scoring.js";
 
 /** A model without a configured weight. */
 export const DEFAULT_WEIGHT = 1;
@@ -27,13 +27,13 @@ export function weightedOrder(
     // Guard against an injected source outside [0, 1): the index below must stay in range.
     const draw = Math.min(Math.max(random(), 0), 1 - Number.EPSILON);
     draws.push(draw);
-    const total = remaining.reduce((sum, item) => sum + item.weight, 0);
+    let total = 0;
+    for (let i = 0; i < remaining.length; i++) total += remaining[i]!.weight;
     let index: number;
     if (total > 0) {
       const target = draw * total;
       let cumulative = 0;
-      // Float sums can stop just short of `total`: default to the last positive weight.
-      index = remaining.findLastIndex((item) => item.weight > 0);
+      index = -1;
       for (let i = 0; i < remaining.length; i++) {
         cumulative += remaining[i]!.weight;
         if (target < cumulative) {
@@ -41,6 +41,8 @@ export function weightedOrder(
           break;
         }
       }
+      // Float sums can stop just short of `total`: default to the last positive weight.
+      if (index === -1) index = remaining.findLastIndex((item) => item.weight > 0);
     } else {
       index = Math.floor(draw * remaining.length);
     }
@@ -71,16 +73,17 @@ export const randomPolicy: RoutingPolicy = {
     }));
     const { order, draws } = weightedOrder(items, context.random);
     const scores = positionScores(order);
-    const weights = Object.fromEntries(items.map((item) => [item.id, item.weight]));
-    const trace = [
-      policyEntry("random", "scored", "weighted draw without replacement", { weights, draws, order }),
-      ...order.map((id, index) =>
-        candidateEntry("random", id, scores.get(id) ?? null, `drawn at position ${index + 1}`, {
-          weight: weights[id],
-          position: index + 1,
-        }),
-      ),
-    ];
+    const weights = new Map(items.map((item) => [item.id, item.weight]));
+    // In the drawn order (first = tried first), each with its weight: the order and the weights
+    // are read from the candidates, the draws that made the order are the summary.
+    const traced: CandidateScore[] = order.map((id, index) => ({
+      modelId: id,
+      score: scores.get(id) ?? null,
+      reason: `drawn at position ${index + 1}`,
+      weight: weights.get(id),
+      position: index + 1,
+    }));
+    const trace = [scoresEntry("random", "weighted draw without replacement", traced, { draws })];
     return { scores, excluded: new Map(), trace };
   },
 };

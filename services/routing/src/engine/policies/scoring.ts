@@ -31,22 +31,45 @@ export function linearScores(values: Map<string, number>, better: "lower" | "hig
   return scores;
 }
 
-/** A policy's line about one candidate: "scored" with its score, or "unscored" (ranks after scored ones). */
-export function candidateEntry(
+/**
+ * How a policy saw one candidate: its score (null = unscored, ranks after scored ones), why, and
+ * the inputs the score was made from (policy-specific fields after these three).
+ */
+export interface CandidateScore {
+  modelId: string;
+  score: number | null;
+  reason: string;
+  [input: string]: unknown;
+}
+
+/**
+ * A policy's one trace entry: its own summary fields plus `candidates`, every candidate's score,
+ * reason and inputs in one list. One entry (one JSON text) per policy, not one per candidate, so
+ * the trace costs the same handful of entries however many models a project has. The outcome is
+ * "scored" when at least one candidate got a score, else "unscored".
+ */
+export function scoresEntry(
   policy: string,
-  modelId: string,
-  score: number | null,
   reason: string,
-  details: Record<string, unknown> = {},
+  candidates: CandidateScore[],
+  summary?: Record<string, unknown>,
 ): TraceEntry {
+  let scored = false;
+  for (let i = 0; i < candidates.length && !scored; i++) scored = candidates[i]!.score !== null;
   return traceEntry({
     stage: "policy",
     name: policy,
-    outcome: score === null ? "unscored" : "scored",
+    outcome: scored ? "scored" : "unscored",
     reason,
-    modelId,
-    details: { ...details, score },
+    details: summary === undefined ? { candidates } : { ...summary, candidates },
   });
+}
+
+/** The default reason of a policy's entry: how many of its candidates it scored. */
+export function scoredReason(candidates: readonly CandidateScore[]): string {
+  let scored = 0;
+  for (const candidate of candidates) if (candidate.score !== null) scored++;
+  return `${scored} of ${candidates.length} candidates scored`;
 }
 
 /** A policy's summary line (not about one model). */
