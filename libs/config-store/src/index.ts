@@ -9,3 +9,4 @@ export type {
   ProjectRoutingConfig,
   TokenConfig,
 } from "./types.js";
+export { DEFAULT_ROUTING_MODEL_TIMEOUT_MS } from "./types.js";

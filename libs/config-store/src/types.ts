@@ -41,6 +41,12 @@ export interface PricingTier {
   cachePrice?: number;
 }
 
+/**
+ * How long a request waits for the `llm` policy's routing model when `routing.llm.timeoutMs` is
+ * unset. One value for the policy, the routing-model caller and ingress's Route deadline.
+ */
+export const DEFAULT_ROUTING_MODEL_TIMEOUT_MS = 3000;
+
 /** The project's `routing` field. */
 export interface ProjectRoutingConfig {
   /** The `llm` policy: the routing model asked to rank candidates. */

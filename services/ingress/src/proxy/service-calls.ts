@@ -1,4 +1,5 @@
 import type { ModelConfig } from "@gw/config-store";
+import { DEFAULT_ROUTING_MODEL_TIMEOUT_MS } from "@gw/config-store";
 import { Errors, GatewayError } from "@gw/errors";
 import type { CanonicalRequest } from "@gw/llm";
 import { worstCaseOutputTokens } from "@gw/pricing";
@@ -16,14 +17,12 @@ import type { CallUsage } from "./usage.js";
  */
 
 const EXCERPT_CHARS = 2000;
-/** The `llm` policy's default time limit (services/routing engine); its routing model answers within it. */
-const ROUTING_MODEL_TIMEOUT_MS = 3000;
 
 /** A project routed by the `llm` policy waits for its routing model too: the Route deadline grows by its limit. */
 function routingModelAllowanceMs(caller: CallerContext): number {
   const llm = caller.project.routing.llm;
   if (!llm || !caller.project.policies.includes("llm")) return 0;
-  return llm.timeoutMs ?? ROUTING_MODEL_TIMEOUT_MS;
+  return llm.timeoutMs ?? DEFAULT_ROUTING_MODEL_TIMEOUT_MS;
 }
 
 export async function routeCandidates(

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ModelConfig } from "@gw/config-store";
+import { DEFAULT_ROUTING_MODEL_TIMEOUT_MS } from "@gw/config-store";
 import {
   adapterFor,
   type CanonicalRequest,
@@ -60,7 +61,7 @@ export interface RoutingModelUsage {
 }
 
 /** The upstream time limit when the project sets no `routing.llm.timeoutMs` (the policy's default). */
-export const DEFAULT_ROUTING_TIMEOUT_MS = 3000;
+export const DEFAULT_ROUTING_TIMEOUT_MS = DEFAULT_ROUTING_MODEL_TIMEOUT_MS;
 
 /** Error messages in usage records and the thrown Error are cut to this length per attempt. */
 const MAX_MESSAGE = 300;

@@ -1,8 +1,9 @@
+import { DEFAULT_ROUTING_MODEL_TIMEOUT_MS } from "@gw/config-store";
 import type { PolicyResult, RoutingPolicy } from "../types.js";
 import { type CandidateScore, policyEntry, positionScores, scoresEntry } from "./scoring.js";
 
 /** How long a request waits for the routing model when the project sets no `routing.llm.timeoutMs`. */
-export const DEFAULT_LLM_TIMEOUT_MS = 3000;
+export const DEFAULT_LLM_TIMEOUT_MS = DEFAULT_ROUTING_MODEL_TIMEOUT_MS;
 
 /** Error reasons are cut to this length in the trace (they come from an upstream, keep them short). */
 const MAX_REASON_LENGTH = 200;
