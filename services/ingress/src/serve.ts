@@ -2,6 +2,7 @@ import type { Shutdown } from "@gw/lifecycle";
 import type { FastifyInstance } from "fastify";
 import { buildIngressApp } from "./app.js";
 import type { IngressDeps } from "./deps.js";
+import { scheduleResponseCleanup } from "./proxy/stored-responses.js";
 
 /**
  * Listen, and register the shutdown steps that lose nothing: stop accepting and let in-flight
@@ -20,6 +21,8 @@ export async function serveIngress(
     if (closing) reply.header("connection", "close");
   });
   const address = await app.listen({ host: options.host, port: options.port });
+  const stopCleanup = scheduleResponseCleanup(deps.responses, deps.logger);
+  options.shutdown.register("stored-responses-cleanup", stopCleanup);
   options.shutdown.register("http", async () => {
     closing = true;
     // Hijacked (streamed) responses skip onSend: close their sockets as soon as they go idle.
