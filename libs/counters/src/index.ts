@@ -1,4 +1,16 @@
-export type { AddEntry, CounterStore, ReserveEntry, ReserveResult } from "./counters.js";
+export type {
+  AddEntry,
+  ClockOptions,
+  CounterStore,
+  Hold,
+  HoldEntry,
+  HoldResult,
+  ReadEntry,
+  ReserveEntry,
+  ReserveResult,
+  SettleResult,
+  SlidingWindow,
+} from "./counters.js";
 export { CounterStoreUnavailableError } from "./counters.js";
 export { type CreateCounterStoreOptions, createCounterStore } from "./create-counter-store.js";
 export type { CountersLogger } from "./logger.js";

@@ -1,53 +1,59 @@
 import {
   type AddEntry,
+  type ClockOptions,
   type CounterStore,
   CounterStoreUnavailableError,
+  type Hold,
+  type HoldResult,
+  type ReadEntry,
   type ReserveEntry,
   type ReserveResult,
+  type SettleResult,
 } from "./counters.js";
+import { counterEntry, createHoldBook } from "./memory-holds.js";
+import { createKeyspace, readEntries, reserveEntries, valuesOf } from "./memory-keyspace.js";
 import {
+  actualEntries,
   assertAddEntries,
+  assertExpireArguments,
+  assertHold,
   assertKey,
   assertKeys,
+  assertReadEntries,
   assertReserveEntries,
   assertTtlMs,
-  isSafeCounterValue,
-  overflowError,
-  parseCounterValue,
+  resolveNowMs,
 } from "./validate.js";
 
 export interface MemoryCounterStoreOptions {
-  /** Clock in ms; inject a fake one to test TTLs without sleeping. Default Date.now. */
+  /**
+   * Clock in ms for TTLs (keys, hold records); inject a fake one to test them without sleeping.
+   * Default Date.now. Sliding windows and hold expiry use the callers' `nowMs` instead, like Redis.
+   */
   now?: () => number;
   /** How often expired keys are dropped even if nobody reads them. Default 1000 ms. */
   sweepIntervalMs?: number;
 }
 
-/** Values are kept as strings, like Redis, so getValue on a counter key returns the same "42". */
-interface Slot {
-  value: string;
-  /** Clock time after which the key is gone; null = no expiry. */
-  expiresAt: number | null;
-}
-
 /**
  * An in-process CounterStore for a single replica (standalone mode, tests). It returns what the
- * Redis store returns for the same calls: same values, failedIndex, TTLs and errors. Atomicity
- * comes from JavaScript itself: each operation runs synchronously to completion, with no await
- * between reading and writing, so concurrent calls cannot interleave.
+ * Redis store returns for the same calls: same values, failedIndex, TTLs and errors, by running the
+ * steps of the Lua scripts (memory-keyspace.ts, memory-holds.ts). Atomicity comes from JavaScript
+ * itself: each operation runs synchronously to completion, with no await between reading and
+ * writing, so concurrent calls cannot interleave.
  */
 export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}): CounterStore {
   const now = options.now ?? Date.now;
-  const slots = new Map<string, Slot>();
+  const keyspace = createKeyspace();
+  const holds = createHoldBook(keyspace);
   let closed = false;
 
   // Expiry is checked lazily on access; the sweep bounds memory for keys nobody reads again
   // (per-window budget keys). unref: it must not keep the process alive.
   const sweeper = setInterval(() => {
     const at = now();
-    for (const [key, slot] of slots) {
-      if (isExpired(slot, at)) slots.delete(key);
-    }
+    keyspace.sweep(at);
+    holds.sweep(at);
   }, options.sweepIntervalMs ?? 1000);
   sweeper.unref();
 
@@ -55,82 +61,73 @@ export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}
     if (closed) throw new CounterStoreUnavailableError("counter store unavailable (memory): store is closed");
   }
 
-  /** Redis semantics: a key is still there at exactly its expiry time (PTTL 0), gone after it. */
-  function isExpired(slot: Slot, at: number): boolean {
-    return slot.expiresAt !== null && at > slot.expiresAt;
-  }
-
-  function liveSlot(key: string, at: number): Slot | undefined {
-    const slot = slots.get(key);
-    if (slot && isExpired(slot, at)) {
-      slots.delete(key);
-      return undefined;
-    }
-    return slot;
-  }
-
-  /** Read every distinct key once, before any check or write (same order as the Lua scripts). */
-  function readCounters(entries: readonly AddEntry[], at: number): Map<string, number> {
-    const stored = new Map<string, number>();
-    for (const { key } of entries) {
-      if (!stored.has(key)) stored.set(key, parseCounterValue(liveSlot(key, at)?.value, key));
-    }
-    return stored;
-  }
-
-  /** INCRBY + optional PEXPIRE: a new TTL replaces the old one, no TTL keeps it. */
-  function apply(entry: AddEntry, at: number): number {
-    const slot = liveSlot(entry.key, at);
-    const value = parseCounterValue(slot?.value, entry.key) + entry.amount;
-    const expiresAt = entry.ttlMs !== undefined ? at + entry.ttlMs : (slot?.expiresAt ?? null);
-    slots.set(entry.key, { value: String(value), expiresAt });
-    return value;
+  /** The read script, for get and read. */
+  function readValues(entries: readonly ReadEntry[], nowMs: number): number[] {
+    const counters = entries.map((entry) => counterEntry({ ...entry, amount: 0 }, nowMs));
+    return valuesOf(counters, readEntries(keyspace, counters, now()));
   }
 
   return {
     kind: "memory",
 
-    async reserve(entries: ReserveEntry[]): Promise<ReserveResult> {
+    async reserve(entries: ReserveEntry[], clock?: ClockOptions): Promise<ReserveResult> {
       assertReserveEntries(entries, "reserve");
+      const nowMs = resolveNowMs(clock, "reserve");
       assertOpen();
-      const at = now();
-      const stored = readCounters(entries, at);
-      const running = new Map(stored);
-      for (const [index, entry] of entries.entries()) {
-        const next = running.get(entry.key)! + entry.amount;
-        if (!isSafeCounterValue(next)) throw overflowError(entry.key);
-        const limit = entry.limit;
-        // amount 0 is a pure check: an exhausted scope (value == limit) is refused.
-        if (
-          limit !== undefined &&
-          limit !== null &&
-          (next > limit || (entry.amount === 0 && next >= limit))
-        ) {
-          return { ok: false, failedIndex: index, values: entries.map(({ key }) => stored.get(key)!) };
-        }
-        running.set(entry.key, next);
-      }
-      return { ok: true, values: entries.map((entry) => apply(entry, at)) };
+      if (entries.length === 0) return { ok: true, values: [] };
+      const counters = entries.map((entry) => counterEntry(entry, nowMs));
+      return reserveEntries(keyspace, counters, now());
     },
 
-    async add(entries: AddEntry[]): Promise<number[]> {
+    async add(entries: AddEntry[], clock?: ClockOptions): Promise<number[]> {
       assertAddEntries(entries, "add");
+      const nowMs = resolveNowMs(clock, "add");
       assertOpen();
-      const at = now();
-      const running = readCounters(entries, at);
-      for (const entry of entries) {
-        const next = running.get(entry.key)! + entry.amount;
-        if (!isSafeCounterValue(next)) throw overflowError(entry.key);
-        running.set(entry.key, next);
-      }
-      return entries.map((entry) => apply(entry, at));
+      if (entries.length === 0) return [];
+      // reserve without limits: always admitted.
+      const counters = entries.map((entry) => counterEntry({ ...entry, limit: null }, nowMs));
+      return reserveEntries(keyspace, counters, now()).values;
     },
 
     async get(keys: string[]): Promise<number[]> {
       assertKeys(keys, "get");
       assertOpen();
-      const at = now();
-      return keys.map((key) => parseCounterValue(liveSlot(key, at)?.value, key));
+      return readValues(
+        keys.map((key) => ({ key })),
+        Date.now(),
+      );
+    },
+
+    async read(entries: ReadEntry[], clock?: ClockOptions): Promise<number[]> {
+      assertReadEntries(entries, "read");
+      const nowMs = resolveNowMs(clock, "read");
+      assertOpen();
+      return readValues(entries, nowMs);
+    },
+
+    async reserveHold(hold: Hold, clock?: ClockOptions): Promise<HoldResult> {
+      const nowMs = resolveNowMs(clock, "reserveHold");
+      assertHold(hold, nowMs, "reserveHold");
+      assertOpen();
+      return holds.reserveHold(hold, nowMs, now());
+    },
+
+    async settleHold(
+      id: string,
+      actual: Record<string, number>,
+      clock?: ClockOptions,
+    ): Promise<SettleResult> {
+      assertKey(id, "settleHold id");
+      const pairs = actualEntries(actual, "settleHold");
+      const nowMs = resolveNowMs(clock, "settleHold");
+      assertOpen();
+      return holds.settleHold(id, new Map(pairs), nowMs, now());
+    },
+
+    async expireHolds(nowMs: number, max: number): Promise<string[]> {
+      assertExpireArguments(nowMs, max, "expireHolds");
+      assertOpen();
+      return holds.expireHolds(nowMs, max, now());
     },
 
     async setValue(key: string, value: string, ttlMs: number): Promise<void> {
@@ -138,27 +135,27 @@ export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}
       if (typeof value !== "string") throw new TypeError("setValue: value must be a string");
       assertTtlMs(ttlMs, "setValue ttlMs");
       assertOpen();
-      slots.set(key, { value, expiresAt: now() + ttlMs });
+      keyspace.setString(key, value, now() + ttlMs);
     },
 
     async getValue(key: string): Promise<string | null> {
       assertKey(key, "getValue");
       assertOpen();
-      return liveSlot(key, now())?.value ?? null;
+      return keyspace.getString(key, now());
     },
 
     async ttlMs(key: string): Promise<number | null> {
       assertKey(key, "ttlMs");
       assertOpen();
       const at = now();
-      const slot = liveSlot(key, at);
+      const slot = keyspace.live(key, at);
       return slot && slot.expiresAt !== null ? slot.expiresAt - at : null;
     },
 
     async delete(keys: string[]): Promise<void> {
       assertKeys(keys, "delete");
       assertOpen();
-      for (const key of keys) slots.delete(key);
+      for (const key of keys) keyspace.delete(key);
     },
 
     async ping(): Promise<void> {
@@ -168,7 +165,8 @@ export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}
     async close(): Promise<void> {
       closed = true;
       clearInterval(sweeper);
-      slots.clear();
+      keyspace.clear();
+      holds.clear();
     },
   };
 }

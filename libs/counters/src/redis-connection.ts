@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { CounterStoreUnavailableError } from "./counters.js";
 import type { CountersLogger } from "./logger.js";
-import { notIntegerError, overflowError } from "./validate.js";
+import { notIntegerError, overflowError, wrongKindError } from "./validate.js";
 
 /**
  * Connection plumbing for the Redis store: how long a call may wait for the connection, how Redis
@@ -80,25 +80,68 @@ export async function waitUntilReady(
 
 /**
  * Map an error from ioredis. Script errors about the data (a non-integer counter, an overflow, a key
- * of another type) are caller bugs and keep their own types; everything else (timeouts, refused or
- * closed connections, OOM, READONLY, LOADING...) means the store cannot answer now.
+ * of the other kind) are caller bugs and keep their own types; everything else (timeouts, refused or
+ * closed connections, OOM, READONLY, LOADING...) means the store cannot answer now. A script error
+ * names the entry by index (into `keys` when the caller passed the keys) and by the key it saw,
+ * which carries `keyPrefix`.
  */
 export function mapRedisError(
   error: unknown,
   keys: readonly string[],
   describeFailure: (reason: string, cause?: unknown) => CounterStoreUnavailableError,
+  keyPrefix = "",
 ): Error {
   if (error instanceof CounterStoreUnavailableError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const scriptError = /^COUNTERS_(NOT_INTEGER|OVERFLOW) (\d+)/.exec(message);
+  const scriptError = /^COUNTERS_(NOT_INTEGER|OVERFLOW|WRONG_KIND) (\d+)(?: (.*))?/s.exec(message);
   if (scriptError) {
-    const key = keys[Number(scriptError[2]) - 1] ?? "?";
-    return scriptError[1] === "OVERFLOW" ? overflowError(key) : notIntegerError(key);
+    const seen = scriptError[3];
+    const unprefixed = seen?.startsWith(keyPrefix) ? seen.slice(keyPrefix.length) : seen;
+    const key = keys[Number(scriptError[2]) - 1] ?? unprefixed ?? "?";
+    if (scriptError[1] === "OVERFLOW") return overflowError(key);
+    return scriptError[1] === "WRONG_KIND" ? wrongKindError(key) : notIntegerError(key);
   }
   if (message.startsWith("WRONGTYPE")) {
     return new TypeError(`counter store: a key holds a non-string value (${message})`);
   }
   return describeFailure(message, error);
+}
+
+/**
+ * A command deadline that survives event-loop stalls. When this process itself was blocked past
+ * the deadline (GC, CPU starved by neighbours), Redis's reply may already sit in the socket; Node
+ * runs timers before it reads sockets, so a plain timer (ioredis's `commandTimeout`) would refuse a
+ * command Redis answered in time, and budgets would fail closed for nothing. Deferring the refusal
+ * with `setImmediate` lets the poll phase deliver that reply first. A frozen Redis still fails
+ * within one loop turn of the deadline.
+ */
+export function withDeadline<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let done = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (done) return;
+          done = true;
+          reject(onTimeout());
+        }),
+      ms,
+    );
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        if (done) return;
+        done = true;
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (done) return;
+        done = true;
+        reject(error);
+      },
+    );
+  });
 }
 
 /** How often the same connection error is logged again while Redis stays down. */

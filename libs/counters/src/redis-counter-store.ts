@@ -1,21 +1,44 @@
 import { Redis } from "ioredis";
 import {
   type AddEntry,
+  type ClockOptions,
   type CounterStore,
   CounterStoreUnavailableError,
+  type Hold,
+  type HoldResult,
+  type ReadEntry,
   type ReserveEntry,
   type ReserveResult,
+  type SettleResult,
 } from "./counters.js";
 import type { CountersLogger } from "./logger.js";
-import { ADD_LUA, RESERVE_LUA } from "./lua-scripts.js";
-import { mapRedisError, redactRedisUrl, waitUntilReady, watchConnection } from "./redis-connection.js";
 import {
+  EXPIRE_HOLDS_LUA,
+  holdRecordKey,
+  PENDING_HOLDS_KEY,
+  RESERVE_HOLD_LUA,
+  SETTLE_HOLD_LUA,
+} from "./lua-hold-scripts.js";
+import { READ_LUA, RESERVE_LUA } from "./lua-scripts.js";
+import {
+  mapRedisError,
+  redactRedisUrl,
+  waitUntilReady,
+  watchConnection,
+  withDeadline,
+} from "./redis-connection.js";
+import { entryArgs, numbers, reserveReply, type ScriptedRedis } from "./redis-scripts.js";
+import {
+  actualEntries,
   assertAddEntries,
+  assertExpireArguments,
+  assertHold,
   assertKey,
   assertKeys,
+  assertReadEntries,
   assertReserveEntries,
   assertTtlMs,
-  parseCounterValue,
+  resolveNowMs,
 } from "./validate.js";
 
 export interface RedisCounterStoreOptions {
@@ -30,18 +53,13 @@ export interface RedisCounterStoreOptions {
   logger?: CountersLogger;
 }
 
-/** The scripts registered with `defineCommand` (EVALSHA, falling back to EVAL on NOSCRIPT). */
-interface ScriptedRedis extends Redis {
-  countersReserve(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
-  countersAdd(numKeys: number, ...keysAndArgs: string[]): Promise<number[]>;
-}
-
 /** Longest pause between reconnect attempts: recover within a second once Redis is back. */
 const MAX_RECONNECT_DELAY_MS = 1000;
 
 /**
  * A CounterStore on Redis (standalone; a multi-key script needs all keys on one node, so on Redis
- * Cluster the keys would need a common hash tag). Every call either completes or fails with
+ * Cluster the keys would need a common hash tag; the hold scripts also touch keys they read from
+ * hold records, which only standalone Redis allows). Every call either completes or fails with
  * CounterStoreUnavailableError within about `commandTimeoutMs` (waiting for the connection and the
  * command each get that long): no offline queue, no replay of unanswered commands after a reconnect.
  */
@@ -51,7 +69,6 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
   const target = redactRedisUrl(options.url);
   const client = new Redis(options.url, {
     keyPrefix: options.keyPrefix,
-    commandTimeout: commandTimeoutMs,
     connectTimeout: connectTimeoutMs,
     // How long a closing socket may linger before it is destroyed (ioredis default 2 s, which also
     // holds the process open after close() when the socket had already failed).
@@ -68,7 +85,10 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
     replyMapping: "legacy",
   }) as ScriptedRedis;
   client.defineCommand("countersReserve", { lua: RESERVE_LUA });
-  client.defineCommand("countersAdd", { lua: ADD_LUA });
+  client.defineCommand("countersRead", { lua: READ_LUA });
+  client.defineCommand("countersReserveHold", { lua: RESERVE_HOLD_LUA });
+  client.defineCommand("countersSettleHold", { lua: SETTLE_HOLD_LUA });
+  client.defineCommand("countersExpireHolds", { lua: EXPIRE_HOLDS_LUA });
   const connection = watchConnection(client, target, options.logger);
   let closed = false;
 
@@ -86,45 +106,95 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
     if (closed) throw unavailable("store is closed");
     try {
       await waitUntilReady(client, commandTimeoutMs, unavailable);
-      return await command();
+      // Our deadline, not ioredis's commandTimeout: see withDeadline.
+      return await withDeadline(command(), commandTimeoutMs, () =>
+        unavailable(`Command timed out: no reply within ${commandTimeoutMs} ms`),
+      );
     } catch (error) {
-      throw mapRedisError(error, keys, unavailable);
+      throw mapRedisError(error, keys, unavailable, options.keyPrefix);
     }
   }
 
   return {
     kind: "redis",
 
-    async reserve(entries: ReserveEntry[]): Promise<ReserveResult> {
+    async reserve(entries: ReserveEntry[], clock?: ClockOptions): Promise<ReserveResult> {
       assertReserveEntries(entries, "reserve");
+      const nowMs = resolveNowMs(clock, "reserve");
       if (entries.length === 0) return { ok: true, values: [] };
       const keys = entries.map((entry) => entry.key);
-      const args = entries.flatMap((entry) => [
-        String(entry.amount),
-        entry.limit === undefined || entry.limit === null ? "" : String(entry.limit),
-        entry.ttlMs === undefined ? "" : String(entry.ttlMs),
-      ]);
-      const reply = await run(keys, () => client.countersReserve(keys.length, ...keys, ...args));
-      if (reply[0] === 1) return { ok: true, values: reply.slice(1) };
-      return { ok: false, failedIndex: reply[1]!, values: reply.slice(2) };
+      const args = [String(nowMs), ...entries.flatMap(entryArgs)];
+      return reserveReply(await run(keys, () => client.countersReserve(keys.length, ...keys, ...args)));
     },
 
-    async add(entries: AddEntry[]): Promise<number[]> {
+    async add(entries: AddEntry[], clock?: ClockOptions): Promise<number[]> {
       assertAddEntries(entries, "add");
+      const nowMs = resolveNowMs(clock, "add");
       if (entries.length === 0) return [];
       const keys = entries.map((entry) => entry.key);
-      const args = entries.flatMap((entry) => [
-        String(entry.amount),
-        entry.ttlMs === undefined ? "" : String(entry.ttlMs),
-      ]);
-      return run(keys, () => client.countersAdd(keys.length, ...keys, ...args));
+      // reserve without limits: always admitted.
+      const args = [String(nowMs), ...entries.flatMap((entry) => entryArgs({ ...entry, limit: null }))];
+      const reply = await run(keys, () => client.countersReserve(keys.length, ...keys, ...args));
+      return numbers(reply.slice(1));
     },
 
     async get(keys: string[]): Promise<number[]> {
       assertKeys(keys, "get");
       if (keys.length === 0) return [];
-      const raw = await run(keys, () => client.mget(...keys));
-      return raw.map((value, index) => parseCounterValue(value, keys[index]!));
+      // Not MGET: it reads a sliding window's hash as missing (0) instead of refusing it.
+      const args = [String(Date.now()), ...keys.flatMap((key) => entryArgs({ key }))];
+      return numbers(await run(keys, () => client.countersRead(keys.length, ...keys, ...args)));
+    },
+
+    async read(entries: ReadEntry[], clock?: ClockOptions): Promise<number[]> {
+      assertReadEntries(entries, "read");
+      const nowMs = resolveNowMs(clock, "read");
+      if (entries.length === 0) return [];
+      const keys = entries.map((entry) => entry.key);
+      const args = [
+        String(nowMs),
+        ...entries.flatMap((entry) => entryArgs({ key: entry.key, sliding: entry.sliding })),
+      ];
+      return numbers(await run(keys, () => client.countersRead(keys.length, ...keys, ...args)));
+    },
+
+    async reserveHold(hold: Hold, clock?: ClockOptions): Promise<HoldResult> {
+      const nowMs = resolveNowMs(clock, "reserveHold");
+      assertHold(hold, nowMs, "reserveHold");
+      const keys = [...hold.entries.map((entry) => entry.key), holdRecordKey(hold.id), PENDING_HOLDS_KEY];
+      const args = [
+        String(nowMs),
+        hold.id,
+        String(hold.expiresAtMs),
+        String(hold.keepMs),
+        ...hold.entries.flatMap(entryArgs),
+      ];
+      const reply = await run(keys, () => client.countersReserveHold(keys.length, ...keys, ...args));
+      if (reply[0] === 2) return { ok: true, replayed: true, values: numbers(reply.slice(1)) };
+      const result = reserveReply(reply);
+      // Spelled per branch so each keeps its own member of the HoldResult union.
+      return result.ok ? { ...result, replayed: false } : { ...result, replayed: false };
+    },
+
+    async settleHold(
+      id: string,
+      actual: Record<string, number>,
+      clock?: ClockOptions,
+    ): Promise<SettleResult> {
+      assertKey(id, "settleHold id");
+      const pairs = actualEntries(actual, "settleHold");
+      const nowMs = resolveNowMs(clock, "settleHold");
+      const keys = [holdRecordKey(id), PENDING_HOLDS_KEY];
+      const args = [String(nowMs), ...pairs.flatMap(([tag, amount]) => [tag, String(amount)])];
+      const reply = await run([], () => client.countersSettleHold(keys.length, ...keys, ...args));
+      return reply[0] === 1
+        ? { settled: true, values: numbers(reply.slice(1)) }
+        : { settled: false, values: [] };
+    },
+
+    async expireHolds(nowMs: number, max: number): Promise<string[]> {
+      assertExpireArguments(nowMs, max, "expireHolds");
+      return run([], () => client.countersExpireHolds(1, PENDING_HOLDS_KEY, String(nowMs), String(max)));
     },
 
     async setValue(key: string, value: string, ttlMs: number): Promise<void> {
@@ -161,8 +231,9 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
       closed = true;
       if (client.status === "end") return;
       try {
-        // QUIT lets Redis finish what it already received; it is bounded by commandTimeout.
-        if (client.status === "ready") await client.quit();
+        // QUIT lets Redis finish what it already received, within the command deadline.
+        if (client.status === "ready")
+          await withDeadline(client.quit(), commandTimeoutMs, () => new Error("QUIT unanswered"));
         else client.disconnect();
       } catch {
         client.disconnect();

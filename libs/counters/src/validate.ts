@@ -1,4 +1,4 @@
-import type { AddEntry, ReserveEntry } from "./counters.js";
+import type { AddEntry, ClockOptions, Hold, ReadEntry, ReserveEntry, SlidingWindow } from "./counters.js";
 
 /**
  * Argument checks and value parsing shared by both stores, so that both reject the same inputs with
@@ -35,10 +35,49 @@ export function assertKeys(keys: string[], where: string): void {
   for (const key of keys) assertKey(key, where);
 }
 
-export function assertAddEntries(entries: AddEntry[], where: string): void {
+function assertPositiveInteger(value: unknown, what: string): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`${what} must be a positive integer, got ${String(value)}`);
+  }
+}
+
+function assertSliding(sliding: SlidingWindow | undefined, what: string): void {
+  if (sliding === undefined) return;
+  if (typeof sliding !== "object" || sliding === null) throw new TypeError(`${what} must be an object`);
+  assertPositiveInteger(sliding.bucketMs, `${what}.bucketMs`);
+  assertPositiveInteger(sliding.buckets, `${what}.buckets`);
+}
+
+/**
+ * Entries of one call that name the same key must agree on what it is (a plain counter, or a sliding
+ * window with the same bucket length and count): the key has one value, read one way.
+ */
+function assertConsistentKinds(entries: readonly ReadEntry[], where: string): void {
+  const kinds = new Map<string, string>();
+  entries.forEach((entry, index) => {
+    const kind = entry.sliding ? `${entry.sliding.bucketMs}/${entry.sliding.buckets}` : "plain";
+    const seen = kinds.get(entry.key);
+    if (seen === undefined) kinds.set(entry.key, kind);
+    else if (seen !== kind) {
+      throw new TypeError(
+        `${where}[${index}]: key "${entry.key}" is named twice with different sliding windows`,
+      );
+    }
+  });
+}
+
+export function assertReadEntries(entries: ReadEntry[], where: string): void {
   if (!Array.isArray(entries)) throw new TypeError(`${where}: entries must be an array`);
   entries.forEach((entry, index) => {
     assertKey(entry?.key, `${where}[${index}]`);
+    assertSliding(entry.sliding, `${where}[${index}].sliding`);
+  });
+  assertConsistentKinds(entries, where);
+}
+
+export function assertAddEntries(entries: AddEntry[], where: string): void {
+  assertReadEntries(entries, where);
+  entries.forEach((entry, index) => {
     assertSafeInteger(entry.amount, `${where}[${index}].amount`);
     if (entry.ttlMs !== undefined) assertTtlMs(entry.ttlMs, `${where}[${index}].ttlMs`);
   });
@@ -51,6 +90,59 @@ export function assertReserveEntries(entries: ReserveEntry[], where: string): vo
       assertSafeInteger(entry.limit, `${where}[${index}].limit`);
     }
   });
+}
+
+/** The caller's clock: `options.nowMs` (a non-negative safe integer) or Date.now(). */
+export function resolveNowMs(options: ClockOptions | undefined, where: string): number {
+  if (options === undefined) return Date.now();
+  if (typeof options !== "object" || options === null)
+    throw new TypeError(`${where}: options must be an object`);
+  if (options.nowMs === undefined) return Date.now();
+  assertNonNegativeInteger(options.nowMs, `${where}: nowMs`);
+  return options.nowMs;
+}
+
+function assertNonNegativeInteger(value: unknown, what: string): asserts value is number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(`${what} must be a non-negative safe integer, got ${String(value)}`);
+  }
+}
+
+export function assertHold(hold: Hold, nowMs: number, where: string): void {
+  if (typeof hold !== "object" || hold === null) throw new TypeError(`${where}: hold must be an object`);
+  assertKey(hold.id, `${where} id`);
+  assertReserveEntries(hold.entries, `${where} entries`);
+  hold.entries.forEach((entry, index) => {
+    if (typeof entry.tag !== "string" || entry.tag.length === 0) {
+      throw new TypeError(`${where} entries[${index}].tag must be a non-empty string`);
+    }
+  });
+  assertSafeInteger(hold.expiresAtMs, `${where} expiresAtMs`);
+  assertTtlMs(hold.keepMs, `${where} keepMs`);
+  // A record that disappears before the hold expires could never be expired: its amounts would leak.
+  if (hold.keepMs <= hold.expiresAtMs - nowMs) {
+    throw new TypeError(`${where}: keepMs (${hold.keepMs}) must outlast expiresAtMs - nowMs`);
+  }
+}
+
+/** The actual amounts of a settle, as [tag, amount] pairs; each a safe integer. */
+export function actualEntries(actual: Record<string, number>, where: string): [string, number][] {
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) {
+    throw new TypeError(`${where}: actual must be an object of tag -> amount`);
+  }
+  const pairs = Object.entries(actual);
+  for (const [tag, amount] of pairs) assertSafeInteger(amount, `${where}: actual["${tag}"]`);
+  return pairs;
+}
+
+export function assertExpireArguments(nowMs: number, max: number, where: string): void {
+  assertNonNegativeInteger(nowMs, `${where}: nowMs`);
+  assertPositiveInteger(max, `${where}: max`);
+}
+
+/** The error both stores throw when a plain operation meets a sliding window key, or the reverse. */
+export function wrongKindError(key: string): TypeError {
+  return new TypeError(`counter key "${key}" holds the other kind of counter (plain vs sliding window)`);
 }
 
 /** The error both stores throw when a counter key holds something other than an integer. */

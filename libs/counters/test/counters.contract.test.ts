@@ -1,35 +1,24 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { Redis } from "ioredis";
+import { type CounterStore, CounterStoreUnavailableError, createRedisCounterStore } from "../src/index.js";
 import {
-  type CounterStore,
-  CounterStoreUnavailableError,
-  createMemoryCounterStore,
-  createRedisCounterStore,
-} from "../src/index.js";
+  type ContractFactory,
+  type ContractHarness,
+  forEachStore,
+  TTL_MS,
+  unique,
+} from "./contract-harness.js";
 import { closedPortUrl, startFakeRedis } from "./fake-redis.js";
-
-/** One store under test plus a way to let time pass for its TTLs. */
-interface ContractHarness {
-  store: CounterStore;
-  /** Let `ms` elapse: moves a fake clock (memory) or sleeps (Redis). */
-  advance(ms: number): Promise<void>;
-}
-
-/** Short enough to keep the Redis run fast, long enough to read the TTL back before it expires. */
-const TTL_MS = 150;
 
 /**
  * The contract every CounterStore passes, written once. `factory` is called once per suite and
  * once more for the close() test; keys are unique per test so tests never see each other's state.
  */
-function countersContract(name: string, factory: () => ContractHarness): void {
+function countersContract(name: string, factory: ContractFactory): void {
   describe(`CounterStore contract: ${name}`, () => {
     let harness: ContractHarness;
     let store: CounterStore;
-    const key = (label: string) => `${label}:${randomUUID().slice(0, 8)}`;
+    const key = unique;
 
     before(() => {
       harness = factory();
@@ -284,40 +273,7 @@ function countersContract(name: string, factory: () => ContractHarness): void {
   });
 }
 
-countersContract("memory", () => {
-  let clock = 1_700_000_000_000;
-  const store = createMemoryCounterStore({ now: () => clock });
-  return {
-    store,
-    advance: async (ms) => {
-      clock += ms;
-    },
-  };
-});
-
-const redisUrl = process.env.REDIS_URL;
-if (redisUrl) {
-  // A random prefix per run isolates this file from other runs and from real data on that Redis.
-  const keyPrefix = `counters-test:${randomUUID()}:`;
-  countersContract("redis", () => ({
-    store: createRedisCounterStore({ url: redisUrl, keyPrefix }),
-    advance: (ms) => sleep(ms),
-  }));
-  after(async () => {
-    const admin = new Redis(redisUrl);
-    let cursor = "0";
-    do {
-      const [next, keys] = await admin.scan(cursor, "MATCH", `${keyPrefix}*`, "COUNT", 1000);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== "0");
-    await admin.quit();
-  });
-} else {
-  it("CounterStore contract: redis", {
-    skip: "REDIS_URL is not set; the Redis contract run is skipped",
-  }, () => {});
-}
+forEachStore(countersContract);
 
 describe("Redis counter store failure modes (no Redis server needed)", () => {
   const entries = [{ key: "budget:a", amount: 1, limit: 10 }];
