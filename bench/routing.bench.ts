@@ -39,6 +39,7 @@ const models: ModelConfig[] = Array.from({ length: modelCount }, (_, i) => ({
   baseUrl: null,
   pricingTiers: [{ fromTokens: 1_000_000, inputPrice: 0.0004, outputPrice: 0.001 }],
   createdAt: 0,
+  limits: [],
 }));
 const project: ProjectConfig = {
   id: "proj_bench",
@@ -47,6 +48,7 @@ const project: ProjectConfig = {
   defaultTimeoutMs: null,
   policies: POLICIES,
   budgets: [],
+  spendGroupId: null,
   routing: {},
   models,
 };
@@ -104,6 +106,8 @@ const configStore = {
   projectById: async () => project,
   projectBySlug: async () => project,
   modelById: async () => null,
+  tokenById: async () => null,
+  spendGroups: async () => [],
   invalidate() {},
 };
 const events = { publish() {} };
@@ -123,13 +127,13 @@ await measure("engine only (decideRoute)", () =>
   }),
 );
 await measure("Route handler, in-process health (standalone)", () =>
-  route({ configStore, health: memoryHealth, events, logger }, request),
+  route({ configStore, health: memoryHealth, counters: memory, events, logger }, request),
 );
 if (process.env.REDIS_URL) {
   const redis = createCounterStore({ redisUrl: process.env.REDIS_URL, keyPrefix: `bench-${process.pid}:` });
   const redisHealth = createHealthStore(redis);
   await measure("Route handler, Redis health (distributed)", () =>
-    route({ configStore, health: redisHealth, events, logger }, request),
+    route({ configStore, health: redisHealth, counters: redis, events, logger }, request),
   );
   await redis.close();
 } else console.log("Route handler, Redis health: skipped (REDIS_URL not set)");

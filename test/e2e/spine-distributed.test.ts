@@ -122,8 +122,17 @@ describe("spine, distributed mode", {
     assert.ok(failure instanceof OpenAI.APIError);
     assert.equal(failure.status, 503);
     assert.equal((failure.error as { code?: string }).code, "routing_unavailable");
+    // The readiness probe says so, so an orchestrator takes this ingress out of rotation.
+    const notReady = await fetch(`${target.url}/health/ready`);
+    assert.equal(notReady.status, 503);
+    assert.deepEqual(await notReady.json(), { status: "not_ready", waitingFor: ["routing"] });
     processes[index] = startRouting();
-    // The gRPC channel reconnects with backoff (at most 5 s): the next requests succeed again.
+    // The gRPC channel reconnects with backoff (at most 1 s): ready again, and requests succeed.
+    await waitFor(async () => (await fetch(`${target.url}/health/ready`)).status === 200, {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: "/health/ready after routing restarted",
+    });
     await waitFor(
       () =>
         sdk(target)

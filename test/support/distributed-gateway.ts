@@ -17,7 +17,10 @@ export function distributedEnv() {
 }
 
 export interface DistributedGateway {
+  /** The first ingress. */
   url: string;
+  /** Every ingress, in replica order. */
+  urls: string[];
   db: Database;
   secretKey: Buffer;
   processes: Child[];
@@ -27,19 +30,21 @@ export interface DistributedGateway {
 /**
  * Ingress, routing, budget and usage-writer as separate processes (gRPC over TCP, NATS
  * JetStream, Redis, a fresh PostgreSQL database), started from source. `seed` runs after the
- * migrations and before the services start.
+ * migrations and before the services start. With `replicas: n`, n ingress, n routing and n budget
+ * processes run, ingress i calling routing i and budget i, all on the one Redis and database.
  */
 export async function startDistributedGateway(
   seed: (db: Database, secretKey: Buffer) => Promise<void>,
+  options: { replicas?: number } = {},
 ): Promise<DistributedGateway> {
   const env = distributedEnv();
+  const replicas = Math.max(1, options.replicas ?? 1);
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
   const secretKey = randomBytes(32);
   const database = await createTestDatabaseUrl(env.DATABASE_URL!);
   const db = await createDatabase({ url: database.url });
   await db.migrate();
   await seed(db, secretKey);
-  const [routingPort, budgetPort, httpPort] = [await freePort(), await freePort(), await freePort()];
   const shared = {
     DATABASE_URL: database.url,
     REDIS_URL: env.REDIS_URL!,
@@ -47,35 +52,65 @@ export async function startDistributedGateway(
     SERVICE_DATA_DIR: dataDir,
     SHUTDOWN_TIMEOUT_MS: "8000",
   };
-  const processes = [
-    startServiceProcess("routing", {
-      ...shared,
-      ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`,
-      BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
-    }),
-    startServiceProcess("budget", { ...shared, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),
-    startServiceProcess("usage-writer", shared),
-    startServiceProcess("ingress", {
-      ...shared,
-      SERVICE_SECRET_KEY: secretKey.toString("base64"),
-      ROUTING_GRPC_ADDRESS: `127.0.0.1:${routingPort}`,
-      BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
-      PORT: String(httpPort),
-      HOST: "127.0.0.1",
-    }),
-  ];
-  const url = `http://127.0.0.1:${httpPort}`;
-  await waitForHealth(`${url}/health`, { timeoutMs: 60_000, children: processes });
+  const processes = [startServiceProcess("usage-writer", shared)];
+  const urls: string[] = [];
+  for (let replica = 0; replica < replicas; replica++) {
+    const [routingPort, budgetPort, httpPort] = [await freePort(), await freePort(), await freePort()];
+    const own = { ...shared, SERVICE_DATA_DIR: join(dataDir, `replica-${replica}`) };
+    processes.push(
+      startServiceProcess("routing", {
+        ...own,
+        ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`,
+        BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+      }),
+      startServiceProcess("budget", { ...own, BUDGET_GRPC_LISTEN: `127.0.0.1:${budgetPort}` }),
+      startServiceProcess("ingress", {
+        ...own,
+        SERVICE_SECRET_KEY: secretKey.toString("base64"),
+        ROUTING_GRPC_ADDRESS: `127.0.0.1:${routingPort}`,
+        BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+        PORT: String(httpPort),
+        HOST: "127.0.0.1",
+      }),
+    );
+    urls.push(`http://127.0.0.1:${httpPort}`);
+  }
+  await Promise.all(
+    urls.map((url) => waitForHealth(`${url}/health`, { timeoutMs: 60_000, children: processes })),
+  );
+  // Ingress is live before routing and budget listen (it refuses calls with 503 until they do):
+  // wait until it is ready, so a suite's first request meets a whole gateway.
+  await Promise.all(urls.map((url) => waitForReady(url, 60_000)));
   return {
-    url,
+    url: urls[0]!,
+    urls,
     db,
     secretKey,
     processes,
     async stop() {
+      // GW_DUMP_SERVICE_LOGS=1: each service's last output (warn and above by default), to debug a run.
+      if (process.env.GW_DUMP_SERVICE_LOGS)
+        for (const p of processes) console.error(`--- ${p.name}\n${p.output().slice(-4000)}`);
       await Promise.all(processes.map((p) => p.stop()));
       await db.close();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function waitForReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = await fetch(`${url}/health/ready`).then(
+      async (response) => {
+        await response.arrayBuffer();
+        return response.status;
+      },
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }

@@ -3,7 +3,7 @@ import { type Bus, encodeJson, Subjects } from "@gw/bus";
 import type { Logger } from "@gw/logger";
 import { NotificationEvent } from "@gw/proto";
 
-export interface RoutingEvent {
+export interface BusEvent {
   event: string;
   severity: "info" | "warning" | "critical";
   projectId: string;
@@ -11,21 +11,24 @@ export interface RoutingEvent {
 }
 
 export interface EventPublisher {
-  publish(event: RoutingEvent): void;
+  publish(event: BusEvent): void;
 }
 
 /**
- * Routing's notification events (`provider.*`, `routing.no_candidates`) straight onto the bus.
- * Events are advice, not accounting: a publish that fails is logged, never retried at the cost of
- * the request. Repeats of the same event for the same subject within `throttleMs` are dropped so a
- * misconfigured project or a provider outage cannot flood the inbox.
+ * Notification events straight onto the bus, for services whose events are advice, not
+ * accounting (routing's `provider.*` and `routing.*`, budget's `budget.*`): a publish that fails
+ * is logged, never retried at the cost of the request. (Usage records and the events that must
+ * survive a restart go through the outbox: `publishEvent`.) Repeats of a `throttled` event for the
+ * same project and model within `throttleMs` are dropped, so a misconfigured project or an outage
+ * cannot flood the inbox.
  */
 export function createEventPublisher(
   bus: Bus,
   logger: Logger,
-  options: { throttleMs?: number; now?: () => number } = {},
+  options: { throttleMs?: number; throttled?: readonly string[]; now?: () => number } = {},
 ): EventPublisher {
   const throttleMs = options.throttleMs ?? 60_000;
+  const throttled = new Set(options.throttled ?? []);
   const now = options.now ?? Date.now;
   const last = new Map<string, number>();
   return {
@@ -33,8 +36,7 @@ export function createEventPublisher(
       const key = `${event.event}|${event.projectId}|${String(event.details.modelId ?? "")}`;
       const at = now();
       const previous = last.get(key);
-      if (previous !== undefined && at - previous < throttleMs && event.event === "routing.no_candidates")
-        return;
+      if (previous !== undefined && at - previous < throttleMs && throttled.has(event.event)) return;
       if (last.size > 10_000) last.clear();
       last.set(key, at);
       const message: NotificationEvent = {

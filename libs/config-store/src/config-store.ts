@@ -1,7 +1,8 @@
-import type { PrismaClient } from "@gw/db";
-import { toBudgets, toModelConfig, toRoutingConfig } from "./map-rows.js";
+import type { PrismaClient, ProjectToken } from "@gw/db";
+import { toBudgets, toSpendGroup, toTokenLimits } from "./budget-rows.js";
+import { toModelConfig, toRoutingConfig } from "./map-rows.js";
 import { TtlCache } from "./ttl-cache.js";
-import type { ModelConfig, ProjectConfig, TokenConfig } from "./types.js";
+import type { ModelConfig, ProjectConfig, SpendGroupConfig, TokenConfig } from "./types.js";
 
 /**
  * Read-through cache of the configuration the hot path needs (tokens, projects with their models
@@ -16,6 +17,10 @@ export interface ConfigStore {
   projectBySlug(slug: string): Promise<ProjectConfig | null>;
   /** Any model by id, assigned to a project or not (the `llm` policy's routing model). */
   modelById(modelId: string): Promise<ModelConfig | null>;
+  /** A token by id, revoked ones included (budget scopes of a call already admitted still apply). */
+  tokenById(tokenId: string): Promise<TokenConfig | null>;
+  /** Every spend group (one cached list: groups are few and every request walks the chain). */
+  spendGroups(): Promise<SpendGroupConfig[]>;
   invalidate(): void;
 }
 
@@ -37,6 +42,8 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const projects = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
   const projectsBySlug = new TtlCache<ProjectConfig | null>({ ttlMs, maxEntries });
   const models = new TtlCache<ModelConfig | null>({ ttlMs, maxEntries });
+  const tokensById = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
+  const groups = new TtlCache<SpendGroupConfig[]>({ ttlMs, maxEntries: 1 });
 
   async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
     const row = await prisma.project.findUnique({
@@ -51,6 +58,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       defaultTimeoutMs: row.defaultTimeoutMs,
       policies: row.policies,
       budgets: toBudgets(row.budgets),
+      spendGroupId: row.spendGroupId,
       routing: toRoutingConfig(row.routing),
       models: row.models.map((assignment) => toModelConfig(assignment.model)),
     };
@@ -62,14 +70,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         tokenHash,
         async () => {
           const row = await prisma.projectToken.findUnique({ where: { tokenHash } });
-          if (!row || row.revokedAt) return null;
-          return {
-            id: row.id,
-            projectId: row.projectId,
-            name: row.name,
-            tags: (row.tags ?? {}) as Record<string, string>,
-            extraProjectIds: row.extraProjectIds ?? [],
-          };
+          return row && !row.revokedAt ? toTokenConfig(row) : null;
         },
         (token) => (token ? ttlMs : negativeTtlMs),
       );
@@ -83,6 +84,15 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
         return row ? toModelConfig(row) : null;
       });
     },
+    tokenById(tokenId) {
+      return tokensById.get(tokenId, async () => {
+        const row = await prisma.projectToken.findUnique({ where: { id: tokenId } });
+        return row ? toTokenConfig(row) : null;
+      });
+    },
+    spendGroups() {
+      return groups.get("all", async () => (await prisma.spendGroup.findMany()).map(toSpendGroup));
+    },
     projectBySlug(slug) {
       return projectsBySlug.get(
         slug,
@@ -95,6 +105,19 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       projects.clear();
       projectsBySlug.clear();
       models.clear();
+      tokensById.clear();
+      groups.clear();
     },
+  };
+}
+
+function toTokenConfig(row: ProjectToken): TokenConfig {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    name: row.name,
+    tags: (row.tags ?? {}) as Record<string, string>,
+    extraProjectIds: row.extraProjectIds ?? [],
+    limits: toTokenLimits(row.limits),
   };
 }

@@ -1,7 +1,6 @@
 import type { Model } from "@gw/db";
-import type { BudgetConfig, BudgetMetric, ModelConfig, PricingTier, ProjectRoutingConfig } from "./types.js";
-
-const METRICS = new Set<BudgetMetric>(["cost", "calls", "input_tokens", "output_tokens", "total_tokens"]);
+import { toBudgets } from "./budget-rows.js";
+import type { ModelConfig, PricingTier, ProjectRoutingConfig } from "./types.js";
 
 function price(value: { toNumber(): number } | null): number | null {
   return value === null ? null : value.toNumber();
@@ -23,30 +22,8 @@ export function toModelConfig(row: Model): ModelConfig {
     baseUrl: row.baseUrl,
     pricingTiers: toPricingTiers(row.pricingTiers),
     createdAt: Math.floor(row.createdAt.getTime() / 1000),
+    limits: toBudgets(row.limits),
   };
-}
-
-/**
- * Budgets are stored as JSON on the project; entries that are not well-formed are skipped here
- * (the management API validates them on write, so this only guards against hand-edited rows).
- */
-export function toBudgets(json: unknown): BudgetConfig[] {
-  if (!Array.isArray(json)) return [];
-  const budgets: BudgetConfig[] = [];
-  for (const entry of json as Record<string, unknown>[]) {
-    const metric = entry?.metric as BudgetMetric;
-    const limit = Number(entry?.limit);
-    if (!METRICS.has(metric) || !Number.isFinite(limit) || limit < 0) continue;
-    budgets.push({
-      metric,
-      limit,
-      windowType: entry.windowType === "rolling" ? "rolling" : "period",
-      windowSize: typeof entry.windowSize === "string" ? entry.windowSize : "monthly",
-      onExhausted: "block",
-      warnAt: typeof entry.warnAt === "number" ? entry.warnAt : 80,
-    });
-  }
-  return budgets;
 }
 
 /** Tiers sorted by `fromTokens`; malformed entries are skipped (the management API validates writes). */

@@ -17,19 +17,48 @@ export interface ModelConfig {
   pricingTiers: PricingTier[];
   /** Unix seconds; the `created` of `GET /v1/models`. */
   createdAt: number;
+  /** The model's own limits: a model over one is excluded by routing. */
+  limits: BudgetConfig[];
 }
 
-export type BudgetMetric = "cost" | "calls" | "input_tokens" | "output_tokens" | "total_tokens";
+export const BUDGET_METRICS = ["cost", "calls", "input_tokens", "output_tokens", "total_tokens"] as const;
+export type BudgetMetric = (typeof BUDGET_METRICS)[number];
 
-export interface BudgetConfig {
+/** UTC calendar windows; weekly starts Monday 00:00 UTC. */
+export const PERIOD_WINDOWS = ["hourly", "daily", "weekly", "monthly", "yearly"] as const;
+/** Sliding windows of a fixed length (month = 30 days); see docs/BUDGETS.md for their precision. */
+export const ROLLING_WINDOWS = ["second", "minute", "hour", "day", "week", "month"] as const;
+export type PeriodWindow = (typeof PERIOD_WINDOWS)[number];
+export type RollingWindow = (typeof ROLLING_WINDOWS)[number];
+
+/** One limit on one metric over one window: a project budget, a token, model or spend-group limit. */
+export type BudgetConfig = {
   metric: BudgetMetric;
   /** In the metric's unit; USD for cost. */
   limit: number;
-  windowType: "period" | "rolling";
-  windowSize: string;
   onExhausted: "block";
   /** Percent at which budget.threshold fires; default 80. */
   warnAt: number;
+} & (
+  | { windowType: "period"; windowSize: PeriodWindow }
+  | { windowType: "rolling"; windowSize: RollingWindow }
+);
+
+/**
+ * A token's limit. `extend` (default) is enforced in addition to the project's budgets; `override`
+ * replaces, for calls with this token, the project budget of the same metric and window (that
+ * budget still counts the token's usage, it just does not refuse it).
+ */
+export type TokenLimitConfig = BudgetConfig & { mode: "extend" | "override" };
+
+/** A spend group: its limits bind every request through its projects or tokens and its descendants'. */
+export interface SpendGroupConfig {
+  id: string;
+  name: string;
+  limits: BudgetConfig[];
+  projectIds: string[];
+  tokenIds: string[];
+  parentGroupId: string | null;
 }
 
 export interface PricingTier {
@@ -66,6 +95,7 @@ export interface ProjectConfig {
   defaultTimeoutMs: number | null;
   policies: string[];
   budgets: BudgetConfig[];
+  spendGroupId: string | null;
   routing: ProjectRoutingConfig;
   /** The project's models in the project's order. */
   models: ModelConfig[];
@@ -78,4 +108,5 @@ export interface TokenConfig {
   tags: Record<string, string>;
   /** Other projects (ids) this token may use through `/projects/{slug}/v1/*`. */
   extraProjectIds: string[];
+  limits: TokenLimitConfig[];
 }

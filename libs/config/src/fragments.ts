@@ -40,6 +40,14 @@ export const GrpcEnv = z.object({
   GRPC_DEADLINE_MS: integer(2_000, 10),
 });
 
+/** Budget reservations (services/budget, or standalone's in-process budget). */
+export const BudgetEnv = z.object({
+  /** How long an unsettled reservation holds its worst case before the sweeper gives it back, ms. */
+  BUDGET_RESERVATION_TTL_MS: integer(600_000, 1000),
+  /** How often each budget replica gives back expired reservations, ms. */
+  BUDGET_SWEEP_INTERVAL_MS: integer(1000, 10),
+});
+
 /** The public HTTP port. */
 export const HttpEnv = z.object({
   PORT: integer(3000, 0),

@@ -24,7 +24,10 @@ export interface DatabaseOptions {
 export interface Database {
   kind: "postgres" | "pglite";
   prisma: PrismaClient;
-  /** Applies committed migrations not yet applied; safe to call from several replicas at once. */
+  /**
+   * Applies committed migrations not yet applied (safe to call from several replicas at once), then
+   * runs one Prisma query so the query path is warm before the service takes traffic.
+   */
   migrate(): Promise<MigrationReport>;
   /** Disconnects Prisma and, for PGlite, closes the instance (otherwise the process never exits). */
   close(): Promise<void>;
@@ -48,7 +51,7 @@ export async function createDatabase(options: DatabaseOptions = {}): Promise<Dat
     return {
       kind: "postgres",
       prisma,
-      migrate: () => runMigrations(target, migrationOptions),
+      migrate: () => migrateAndWarm(target, prisma, migrationOptions),
       close: once(() => prisma.$disconnect()),
     };
   }
@@ -65,7 +68,7 @@ export async function createDatabase(options: DatabaseOptions = {}): Promise<Dat
   return {
     kind: "pglite",
     prisma,
-    migrate: () => runMigrations(target, migrationOptions),
+    migrate: () => migrateAndWarm(target, prisma, migrationOptions),
     close: once(async () => {
       await prisma.$disconnect();
       await pglite.close();
@@ -90,4 +93,19 @@ function once(fn: () => Promise<void>): () => Promise<void> {
     result ??= fn();
     return result;
   };
+}
+
+/**
+ * Migrations, then one model query: Prisma compiles its first query lazily (about 0.3 s idle, several
+ * seconds on a starved CPU), which would otherwise land on a service's first request and can blow
+ * a hot-path deadline (a budget Reserve refused as "unavailable" right after startup).
+ */
+async function migrateAndWarm(
+  target: Parameters<typeof runMigrations>[0],
+  prisma: PrismaClient,
+  options: Parameters<typeof runMigrations>[1],
+): Promise<MigrationReport> {
+  const report = await runMigrations(target, options);
+  await prisma.project.findFirst({ select: { id: true } });
+  return report;
 }

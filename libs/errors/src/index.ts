@@ -77,12 +77,15 @@ export const Errors = {
       status: 503,
       message: `No model can serve this request: ${reason}`,
     }),
-  budgetExceeded: (scope: string, metric: string) =>
+  /** `scope` is `<level>:<name>` (project:acme, token:ci, group:team, model:gpt-4o). */
+  budgetExceeded: (scope: string, metric: string, window?: { label: string; limit: number }) =>
     new GatewayError({
       code: "budget_exceeded",
       type: "budget_exceeded",
       status: 503,
-      message: `Budget exhausted for ${scope} (${metric}).`,
+      message: window
+        ? `Budget exhausted for ${scope} (${metric}, ${window.label} limit ${window.limit}).`
+        : `Budget exhausted for ${scope} (${metric}).`,
     }),
   /** Routing or budget cannot be reached: the request is refused (fail closed), never sent unchecked. */
   serviceUnavailable: (service: "routing" | "budget") =>

@@ -52,7 +52,9 @@ const DEFAULT_CHANNEL_OPTIONS: ChannelOptions = {
   "grpc.keepalive_timeout_ms": 10_000,
   "grpc.keepalive_permit_without_calls": 1,
   "grpc.initial_reconnect_backoff_ms": 100,
-  "grpc.max_reconnect_backoff_ms": 5_000,
+  // A hot-path dependency that comes back is used again within a second (requests are refused
+  // with 503 while the channel waits out its backoff).
+  "grpc.max_reconnect_backoff_ms": 1_000,
 };
 
 /** Writes W3C trace headers straight into the call metadata (no intermediate object). */

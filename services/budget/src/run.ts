@@ -1,3 +1,5 @@
+import { createEventPublisher } from "@gw/accounting";
+import { createBus } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
 import { createCounterStore } from "@gw/counters";
@@ -6,11 +8,17 @@ import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService } from "@gw/proto";
 import { createGrpcServer } from "@gw/rpc";
 import type { BudgetConfig } from "./config.js";
+import { BUDGET_THROTTLED_EVENTS, type BudgetDeps } from "./deps.js";
+import { startExpirySweeper } from "./expiry-sweeper.js";
 import { createBudgetHandlers } from "./handlers.js";
 
-/** Budget as its own process: Redis counters, PostgreSQL for budgets, a gRPC server for ingress. */
+/**
+ * Budget as its own process: Redis counters shared by every replica, PostgreSQL for budgets and
+ * limits, NATS for `budget.*` events, a gRPC server for ingress and routing, and the sweeper that
+ * gives back reservations nobody settled.
+ */
 export async function startBudget(config: BudgetConfig, { logger, shutdown }: ServiceContext): Promise<void> {
-  requireDistributedUrls("budget", config, ["DATABASE_URL", "REDIS_URL"]);
+  requireDistributedUrls("budget", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
   const counters = createCounterStore({
@@ -18,13 +26,21 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     logger,
   });
+  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "budget", logger });
+  const deps: BudgetDeps = {
+    configStore: createConfigStore({ prisma: db.prisma }),
+    counters,
+    events: createEventPublisher(bus, logger, { throttled: BUDGET_THROTTLED_EVENTS }),
+    logger,
+    reservationTtlMs: config.BUDGET_RESERVATION_TTL_MS,
+  };
   const server = createGrpcServer({ logger });
-  server.add(
-    BudgetServiceService,
-    createBudgetHandlers({ configStore: createConfigStore({ prisma: db.prisma }), counters }),
-  );
+  server.add(BudgetServiceService, createBudgetHandlers(deps));
+  const sweeper = startExpirySweeper(deps, config.BUDGET_SWEEP_INTERVAL_MS);
   const { port } = await server.listen(config.BUDGET_GRPC_LISTEN);
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
+  shutdown.register("sweeper", async () => sweeper.stop());
+  shutdown.register("bus", () => bus.close());
   shutdown.register("counters", () => counters.close());
   shutdown.register("database", () => db.close());
   logger.info({ address: config.BUDGET_GRPC_LISTEN, port }, "budget listening");

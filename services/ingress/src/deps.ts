@@ -32,6 +32,11 @@ export interface IngressDeps {
   /** Deadline of one routing/budget call, ms. */
   rpcDeadlineMs: number;
   bodyLimitBytes: number;
+  /**
+   * Readiness of what a proxy call needs besides this process: the names of the dependencies not
+   * reachable now (empty = ready). Standalone has none; distributed checks routing and budget.
+   */
+  notReady: () => Promise<string[]>;
 }
 
 /** IngressDeps from the configuration and the parts each mode builds its own way. */
@@ -40,11 +45,12 @@ export function ingressDeps(
   parts: Pick<
     IngressDeps,
     "logger" | "version" | "configStore" | "routing" | "budget" | "outbox" | "upstream"
-  > & { secretKey: Buffer; prisma: PrismaClient },
+  > & { secretKey: Buffer; prisma: PrismaClient; notReady?: IngressDeps["notReady"] },
 ): IngressDeps {
-  const { secretKey, prisma, ...rest } = parts;
+  const { secretKey, prisma, notReady, ...rest } = parts;
   return {
     ...rest,
+    notReady: notReady ?? (async () => []),
     responses: createResponseStore(prisma),
     authEvents: createAuthEvents(rest.outbox),
     outcomes: createOutcomeReporter(rest.routing, rest.logger, { deadlineMs: config.GRPC_DEADLINE_MS }),

@@ -9,8 +9,11 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 export function renderError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   if (reply.sent || reply.raw.headersSent) return;
   const { status, body } = toResponse(error);
-  if (status >= 500) request.log.error({ err: error }, "request failed");
-  else request.log.info({ status, code: body.error.code }, "request refused");
+  // A budget refusal is a 503 by contract but policy working as configured, not a failure: no stack.
+  const refusal = status < 500 || body.error.code === "budget_exceeded";
+  if (refusal)
+    request.log.info({ status, code: body.error.code, reason: body.error.message }, "request refused");
+  else request.log.error({ err: error }, "request failed");
   // The messages SDK reads errors as `{ type: "error", error: { type, message } }`.
   const wire = isMessagesPath(request.url) ? { type: "error", ...body } : body;
   void reply.code(status).header("content-type", "application/json").send(wire);

@@ -11,6 +11,7 @@ import { parseSecretKey } from "@gw/security";
 import type { IngressConfig } from "./config.js";
 import { ingressDeps } from "./deps.js";
 import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
+import { grpcReadiness } from "./readiness.js";
 import { serveIngress } from "./serve.js";
 
 /** Ingress as its own process: gRPC to routing and budget, NATS for usage, PostgreSQL for config. */
@@ -50,6 +51,7 @@ export async function startIngressService(
       upstream,
       secretKey,
       prisma: db.prisma,
+      notReady: grpcReadiness({ routing, budget }),
     }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );

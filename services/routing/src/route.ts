@@ -1,13 +1,17 @@
+import type { EventPublisher } from "@gw/accounting";
 import type { ConfigStore, ModelConfig } from "@gw/config-store";
+import type { CounterStore } from "@gw/counters";
 import type { Logger } from "@gw/logger";
-import type { AttemptReport, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
-import { decideRoute, type RoutingCandidate, type RoutingModelCall } from "./engine/index.js";
-import type { EventPublisher } from "./events.js";
+import type { AttemptReport, Candidate, RouteRequest, RouteResponse, TraceEntry } from "@gw/proto";
+import { type BudgetState, readBudgetState } from "./budget-state.js";
+import { decideRoute, pricesFor, type RoutingCandidate, type RoutingModelCall } from "./engine/index.js";
 import type { HealthSettings, HealthStore, ModelHealth } from "./health/index.js";
 
 export interface RoutingDeps {
   configStore: ConfigStore;
   health: HealthStore;
+  /** The budget counters: models' own limits and monthly volumes (libs/budgets keys). */
+  counters: CounterStore;
   events: EventPublisher;
   logger: Logger;
   /** The `llm` policy's routing model; undefined where it cannot be called. */
@@ -44,6 +48,22 @@ export async function route(deps: RoutingDeps, request: RouteRequest): Promise<R
       entry("health", "snapshot", "unavailable", "shared health could not be read; routed without it"),
     );
   }
+  let budgets: BudgetState = { exhausted: new Set(), monthlyTokens: new Map() };
+  try {
+    budgets = await readBudgetState(deps.counters, project.models, now);
+  } catch (error) {
+    // The budget service still refuses a model over its own limit at reserve time (and ingress
+    // then tries the next candidate): routing without this read loses no enforcement.
+    deps.logger.warn({ err: error }, "budget counters unavailable; routing without model limits and volumes");
+    pre.push(
+      entry(
+        "budget",
+        "snapshot",
+        "unavailable",
+        "model limits and volumes could not be read; enforced at reserve",
+      ),
+    );
+  }
   const decision = await decideRoute({
     project,
     features: {
@@ -56,10 +76,8 @@ export async function route(deps: RoutingDeps, request: RouteRequest): Promise<R
       traceId: request.traceId,
     },
     health,
-    // Filled by the budget service once models carry their own limits (budgets issue).
-    budgetExhausted: new Set(),
-    // Monthly volumes per model come with the budgets issue's counters; until then the base tier.
-    monthlyTokens: new Map(),
+    budgetExhausted: budgets.exhausted,
+    monthlyTokens: budgets.monthlyTokens,
     now,
     random: deps.random ?? Math.random,
     ...(deps.callRoutingModel ? { callRoutingModel: deps.callRoutingModel } : {}),
@@ -79,7 +97,7 @@ export async function route(deps: RoutingDeps, request: RouteRequest): Promise<R
     });
   }
   return {
-    candidates: decision.candidates.map(toCandidate),
+    candidates: decision.candidates.map((candidate) => toCandidate(candidate, budgets.monthlyTokens)),
     trace: [...pre, ...decision.trace],
     policies: decision.policies,
   };
@@ -104,14 +122,25 @@ export async function reportOutcome(deps: RoutingDeps, report: AttemptReport): P
   for (const event of events) deps.events.publish(event);
 }
 
-function toCandidate(candidate: RoutingCandidate) {
+function toCandidate(candidate: RoutingCandidate, monthlyTokens: Map<string, number>): Candidate {
   const model: ModelConfig = candidate.model;
+  const { tier } = pricesFor(model, monthlyTokens.get(model.id) ?? 0);
   return {
     modelId: model.id,
     provider: model.provider,
     upstreamModel: model.upstreamModel,
     costEstimateMicros: candidate.costEstimateMicros ?? 0,
     priced: candidate.costEstimateMicros !== null,
+    ...(tier
+      ? {
+          tier: {
+            fromTokens: tier.fromTokens,
+            inputPrice: tier.inputPrice,
+            outputPrice: tier.outputPrice,
+            ...(tier.cachePrice !== undefined ? { cachePrice: tier.cachePrice } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createOutbox } from "@gw/accounting";
+import { createEventPublisher, createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
 import { createConfigStore } from "@gw/config-store";
@@ -11,7 +11,7 @@ import { createGrpcClient, createGrpcServer } from "@gw/rpc";
 import { parseSecretKey } from "@gw/security";
 import { Agent } from "undici";
 import type { RoutingConfig } from "./config.js";
-import { createEventPublisher } from "./events.js";
+import { ROUTING_THROTTLED_EVENTS } from "./event-throttle.js";
 import { createRoutingHandlers } from "./handlers.js";
 import { createHealthStore } from "./health/index.js";
 import { createLlmCaller } from "./llm-caller.js";
@@ -60,7 +60,8 @@ export async function startRouting(
     createRoutingHandlers({
       configStore,
       health: createHealthStore(counters),
-      events: createEventPublisher(bus, logger),
+      counters,
+      events: createEventPublisher(bus, logger, { throttled: ROUTING_THROTTLED_EVENTS }),
       logger,
       ...(callRoutingModel ? { callRoutingModel } : {}),
     }),

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { createEventPublisher } from "@gw/accounting";
 import type { Bus } from "@gw/bus";
 import { createConfigStore } from "@gw/config-store";
 import type { Database } from "@gw/db";
@@ -6,13 +7,13 @@ import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { inProcessClient } from "@gw/rpc";
 import { startAuditWriter } from "@gw/service-audit";
-import { createBudgetHandlers } from "@gw/service-budget";
+import { BUDGET_THROTTLED_EVENTS, createBudgetHandlers, startExpirySweeper } from "@gw/service-budget";
 import { createOutbox, createUpstreamDispatcher, ingressDeps, serveIngress } from "@gw/service-ingress";
 import {
-  createEventPublisher,
   createHealthStore,
   createLlmCaller,
   createRoutingHandlers,
+  ROUTING_THROTTLED_EVENTS,
 } from "@gw/service-routing";
 import { startUsageWriter } from "@gw/service-usage-writer";
 import type { StandaloneConfig } from "./config.js";
@@ -40,9 +41,15 @@ export async function startStandalone(
   const infra = await openInfrastructure(config, logger);
   const { db, bus, counters, secretKey } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
-  const budget = inProcessClient(BudgetServiceService, createBudgetHandlers({ configStore, counters }), {
+  const budgetDeps = {
+    configStore,
+    counters,
+    events: createEventPublisher(bus, logger, { throttled: BUDGET_THROTTLED_EVENTS }),
     logger,
-  });
+    reservationTtlMs: config.BUDGET_RESERVATION_TTL_MS,
+  };
+  const budget = inProcessClient(BudgetServiceService, createBudgetHandlers(budgetDeps), { logger });
+  const sweeper = startExpirySweeper(budgetDeps, config.BUDGET_SWEEP_INTERVAL_MS);
   const outbox = createOutbox({
     bus,
     logger,
@@ -63,7 +70,8 @@ export async function startStandalone(
     createRoutingHandlers({
       configStore,
       health: createHealthStore(counters),
-      events: createEventPublisher(bus, logger),
+      counters,
+      events: createEventPublisher(bus, logger, { throttled: ROUTING_THROTTLED_EVENTS }),
       logger,
       ...(callRoutingModel ? { callRoutingModel } : {}),
     }),
@@ -89,6 +97,7 @@ export async function startStandalone(
     await usageWriter.stop();
     await auditWriter.stop();
   });
+  shutdown.register("sweeper", async () => sweeper.stop());
   shutdown.register("bus", () => bus.close());
   shutdown.register("upstream", () => upstream.close());
   shutdown.register("counters", () => counters.close());

@@ -25,6 +25,7 @@ export function isReservedPath(path: string): boolean {
   return (
     path === "/" ||
     path === "/health" ||
+    path === "/health/ready" ||
     path === "/api" ||
     path.startsWith("/api/") ||
     path.startsWith("/dashboard")

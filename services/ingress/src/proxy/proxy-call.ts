@@ -5,6 +5,7 @@ import { costMicros } from "@gw/pricing";
 import type { FastifyReply } from "fastify";
 import type { IngressDeps } from "../deps.js";
 import { runAttempt } from "./attempt.js";
+import { callPrices } from "./call-prices.js";
 import type { CallerContext } from "./caller.js";
 import { describeFailure, worthAnotherCandidate } from "./failure.js";
 import { isModelScopeRefusal, reserveAttempt, routeCandidates, settleAttempt } from "./service-calls.js";
@@ -71,7 +72,7 @@ export async function handleProxyCall(
         facts.modelId = model.id;
         facts.provider = model.provider;
         // A failed attempt produced nothing: $0 on a priced model (null stays "unpriced").
-        facts.costMicros = costMicros(model, NO_USAGE);
+        facts.costMicros = costMicros(callPrices(candidate, model), NO_USAGE);
         const usage = await attempt(
           deps,
           caller,
@@ -83,7 +84,7 @@ export async function handleProxyCall(
           index,
         );
         Object.assign(facts, usage);
-        facts.costMicros = costMicros(model, usage);
+        facts.costMicros = costMicros(callPrices(candidate, model), usage);
         break;
       } catch (error) {
         const sentAnything = reply.sent || reply.raw.headersSent;
@@ -132,12 +133,19 @@ async function attempt(
   index: number,
 ): Promise<CallUsage> {
   const reservationId = `${caller.traceId}-${index}`;
-  await reserveAttempt(deps, caller, call, target.candidate, target.model, reservationId);
+  const held = await reserveAttempt(deps, caller, call, target.candidate, target.model, reservationId);
   let usage: CallUsage = NO_USAGE;
   try {
     usage = await runAttempt(deps, caller, call, target, reply, trace, facts);
     return usage;
   } finally {
-    void settleAttempt(deps, reservationId, usage, costMicros(target.model, usage) ?? 0);
+    // Nothing held (no budget applies to this call): nothing to settle, no round trip.
+    if (held)
+      void settleAttempt(
+        deps,
+        reservationId,
+        usage,
+        costMicros(callPrices(target.candidate, target.model), usage) ?? 0,
+      );
   }
 }

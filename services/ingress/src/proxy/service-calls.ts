@@ -54,7 +54,10 @@ export async function routeCandidates(
   return { candidates: routed.candidates, policies: routed.policies };
 }
 
-/** Reserves the attempt's worst case; a refusal names the scope (a model's own limit lets ingress try the next). */
+/**
+ * Reserves the attempt's worst case; a refusal names the scope, metric, window and limit (a model's
+ * own limit lets ingress try the next candidate). True when something is held and must be settled.
+ */
 export async function reserveAttempt(
   deps: IngressDeps,
   caller: CallerContext,
@@ -62,7 +65,7 @@ export async function reserveAttempt(
   candidate: Candidate,
   model: ModelConfig,
   reservationId: string,
-): Promise<void> {
+): Promise<boolean> {
   const answer = await rpc("budget", () =>
     deps.budget.reserve(
       {
@@ -80,7 +83,13 @@ export async function reserveAttempt(
       { deadlineMs: deps.rpcDeadlineMs },
     ),
   );
-  if (!answer.admitted) throw Errors.budgetExceeded(answer.blockedScope, answer.blockedMetric);
+  if (!answer.admitted)
+    throw Errors.budgetExceeded(
+      answer.blockedScope,
+      answer.blockedMetric,
+      answer.blockedWindow ? { label: answer.blockedWindow, limit: answer.blockedLimit } : undefined,
+    );
+  return answer.expiresAtMs > 0;
 }
 
 export async function settleAttempt(

@@ -21,6 +21,7 @@ export function model(id: string, overrides: Partial<ModelConfig> = {}): ModelCo
     baseUrl: null,
     pricingTiers: [],
     createdAt: 0,
+    limits: [],
     ...overrides,
   };
 }
@@ -33,6 +34,7 @@ export function project(models: ModelConfig[], overrides: Partial<ProjectConfig>
     defaultTimeoutMs: null,
     policies: [],
     budgets: [],
+    spendGroupId: null,
     routing: {},
     models,
     ...overrides,

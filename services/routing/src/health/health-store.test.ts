@@ -62,6 +62,25 @@ function tracked(store: CounterStore, touched: Set<string>) {
       note("delete", []);
       return store.delete(keys);
     },
+    read: (entries, options) => {
+      note("read", []);
+      return store.read(entries, options);
+    },
+    reserveHold: (hold, options) => {
+      note(
+        "reserveHold",
+        hold.entries.map((entry) => entry.key),
+      );
+      return store.reserveHold(hold, options);
+    },
+    settleHold: (id, actual, options) => {
+      note("settleHold", []);
+      return store.settleHold(id, actual, options);
+    },
+    expireHolds: (nowMs, max) => {
+      note("expireHolds", []);
+      return store.expireHolds(nowMs, max);
+    },
     ping: () => store.ping(),
     close: () => store.close(),
   };

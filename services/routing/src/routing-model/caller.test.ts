@@ -79,6 +79,8 @@ function fakeBudget(admit: (request: ReserveRequest) => boolean = () => true): F
           blockedMetric: admitted ? "" : "cost",
           message: "",
           expiresAtMs: 0,
+          blockedWindow: "",
+          blockedLimit: 0,
         };
       },
       settle: async (request) => {
@@ -89,6 +91,7 @@ function fakeBudget(admit: (request: ReserveRequest) => boolean = () => true): F
         releases.push(request.reservationId);
         return { released: true };
       },
+      groupUsage: async () => ({ groups: [] }),
     },
   };
 }
