@@ -25,7 +25,7 @@ describe("budgets, distributed mode, two replicas", {
   before(async () => {
     upstream = await startFakeUpstream();
     services = await startDistributedGateway(async () => {}, { replicas: 2 });
-    bus = await createBus({ natsUrl: env.NATS_URL!, name: "budget-test" });
+    bus = await createBus({ natsUrl: env.NATS_URL!, namespace: services.busNamespace, name: "budget-test" });
     const recorder = await recordEvents(bus, "events.budget.>");
     stopEvents = recorder.stop;
     gateway = {

@@ -29,7 +29,11 @@ describe("proxy surface, distributed mode", {
       targets = await seedKinds({ url: "", prisma: db.prisma, secretKey, upstream });
     });
     gateway = { url: services.url, prisma: services.db.prisma, secretKey: services.secretKey, upstream };
-    bus = await createBus({ natsUrl: env.NATS_URL!, name: "proxy-distributed-test" });
+    bus = await createBus({
+      natsUrl: env.NATS_URL!,
+      namespace: services.busNamespace,
+      name: "proxy-distributed-test",
+    });
   });
 
   after(async () => {

@@ -45,4 +45,6 @@ describe("routing, standalone mode", () => {
   it("llm routes by the routing model's answer and records its call", () => routing.checkLlmPolicy(gateway));
   it("llm falls back to the other policies when the routing model fails", () =>
     routing.checkLlmPolicySurvivesFailure(gateway));
+  it("the routing model's call counts against the project's budget", () =>
+    routing.checkRoutingModelCallIsBudgeted(gateway));
 });

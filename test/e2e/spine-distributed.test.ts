@@ -16,6 +16,7 @@ import {
   waitForHealth,
 } from "@gw/testing";
 import OpenAI from "openai";
+import { deleteBusNamespace, testBusNamespace } from "../support/bus-namespace.js";
 import { startServiceProcess } from "../support/processes.js";
 import {
   checkChatCompletionRecorded,
@@ -39,6 +40,7 @@ describe("spine, distributed mode", {
 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
   const secretKey = randomBytes(32);
+  const busNamespace = testBusNamespace();
   const processes: Child[] = [];
   let routingEnv: Record<string, string>;
   const startRouting = () => startServiceProcess("routing", routingEnv);
@@ -67,6 +69,7 @@ describe("spine, distributed mode", {
       NATS_URL: NATS_URL!,
       SERVICE_DATA_DIR: dataDir,
       SHUTDOWN_TIMEOUT_MS: "8000",
+      BUS_NAMESPACE: busNamespace,
     };
     routingEnv = {
       ...shared,
@@ -103,6 +106,7 @@ describe("spine, distributed mode", {
     await Promise.all(processes.map((p) => p.stop()));
     await db?.close();
     await database?.drop();
+    await deleteBusNamespace(NATS_URL!, busNamespace).catch(() => {});
     await upstream?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

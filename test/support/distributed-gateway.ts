@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createDatabase, type Database } from "@gw/db";
 import { createTestDatabaseUrl } from "@gw/db/testing";
 import { type Child, freePort, waitForHealth } from "@gw/testing";
+import { deleteBusNamespace, testBusNamespace } from "./bus-namespace.js";
 import { startServiceProcess } from "./processes.js";
 
 /** The real-server URLs distributed suites need; `missing` names the unset ones. */
@@ -21,6 +22,8 @@ export interface DistributedGateway {
   url: string;
   /** Every ingress, in replica order. */
   urls: string[];
+  /** The suite's own NATS namespace: a test's own bus must use it to see the services' messages. */
+  busNamespace: string;
   db: Database;
   secretKey: Buffer;
   processes: Child[];
@@ -40,6 +43,7 @@ export async function startDistributedGateway(
   const env = distributedEnv();
   const replicas = Math.max(1, options.replicas ?? 1);
   const dataDir = mkdtempSync(join(tmpdir(), "gw-distributed-"));
+  const busNamespace = testBusNamespace();
   const secretKey = randomBytes(32);
   const database = await createTestDatabaseUrl(env.DATABASE_URL!);
   const db = await createDatabase({ url: database.url });
@@ -51,6 +55,7 @@ export async function startDistributedGateway(
     NATS_URL: env.NATS_URL!,
     SERVICE_DATA_DIR: dataDir,
     SHUTDOWN_TIMEOUT_MS: "8000",
+    BUS_NAMESPACE: busNamespace,
   };
   const processes = [startServiceProcess("usage-writer", shared)];
   const urls: string[] = [];
@@ -60,6 +65,8 @@ export async function startDistributedGateway(
     processes.push(
       startServiceProcess("routing", {
         ...own,
+        // The llm policy's routing model needs the upstream keys' secret.
+        SERVICE_SECRET_KEY: secretKey.toString("base64"),
         ROUTING_GRPC_LISTEN: `127.0.0.1:${routingPort}`,
         BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
       }),
@@ -84,6 +91,7 @@ export async function startDistributedGateway(
   return {
     url: urls[0]!,
     urls,
+    busNamespace,
     db,
     secretKey,
     processes,
@@ -94,6 +102,7 @@ export async function startDistributedGateway(
       await Promise.all(processes.map((p) => p.stop()));
       await db.close();
       await database.drop();
+      await deleteBusNamespace(env.NATS_URL!, busNamespace);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

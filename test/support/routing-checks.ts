@@ -281,3 +281,39 @@ export async function checkLlmPolicySurvivesFailure(gateway: RoutingGateway): Pr
   }
   gateway.upstream.setBehaviour({});
 }
+
+/** The routing model's call counts against the request's budgets like a completion. */
+export async function checkRoutingModelCallIsBudgeted(gateway: RoutingGateway): Promise<void> {
+  const project = await seedTwoModels(gateway);
+  const router = await seedRouterModel(gateway, project);
+  await gateway.prisma.project.update({
+    where: { id: project.projectId },
+    data: {
+      budgets: [
+        { metric: "calls", limit: 3, windowType: "period", windowSize: "monthly", onExhausted: "block" },
+      ],
+    },
+  });
+  gateway.upstream.setBehaviour((request) =>
+    upstreamModelOf(request) === `${router}-up`
+      ? { content: JSON.stringify({ ranking: [project.b, project.a] }) }
+      : {},
+  );
+  try {
+    const before = gateway.upstream.requests.length;
+    // Call 1 (routing model) and call 2 (completion) fit; then call 3 (routing model) fits and the
+    // completion that would be call 4 is refused.
+    await ask(gateway, project, "first");
+    const refused = await ask(gateway, project, "second").catch((error: unknown) => error);
+    assert.ok(refused instanceof OpenAI.APIError, "the second completion is refused");
+    assert.equal(refused.status, 503);
+    assert.equal((refused.error as { code?: string }).code, "budget_exceeded");
+    assert.deepEqual(gateway.upstream.requests.slice(before).map(upstreamModelOf), [
+      `${router}-up`,
+      `${project.b}-up`,
+      `${router}-up`,
+    ]);
+  } finally {
+    gateway.upstream.setBehaviour({});
+  }
+}

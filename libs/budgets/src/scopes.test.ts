@@ -8,6 +8,7 @@ import type {
   TokenConfig,
   TokenLimitConfig,
 } from "@gw/config-store";
+import { projectConfig, tokenConfig } from "@gw/testing";
 import { budgetCounter, limitUnits } from "./counter-entries.js";
 import { collectScopes, groupChain } from "./scopes.js";
 
@@ -22,27 +23,11 @@ const budget = (overrides: Partial<BudgetConfig> = {}): BudgetConfig =>
     ...overrides,
   }) as BudgetConfig;
 
-const project = (overrides: Partial<ProjectConfig> = {}): ProjectConfig => ({
-  id: "proj_a",
-  name: "A",
-  slug: "a",
-  defaultTimeoutMs: null,
-  policies: [],
-  budgets: [],
-  spendGroupId: null,
-  routing: {},
-  models: [],
-  ...overrides,
-});
+const project = (overrides: Partial<ProjectConfig> = {}): ProjectConfig =>
+  projectConfig({ id: "proj_a", slug: "a", ...overrides });
 
-const token = (limits: TokenLimitConfig[] = []): TokenConfig => ({
-  id: "tok_a",
-  projectId: "proj_a",
-  name: "ci",
-  tags: {},
-  extraProjectIds: [],
-  limits,
-});
+const token = (limits: TokenLimitConfig[] = []): TokenConfig =>
+  tokenConfig({ id: "tok_a", projectId: "proj_a", name: "ci", limits });
 
 const group = (id: string, overrides: Partial<SpendGroupConfig> = {}): SpendGroupConfig => ({
   id,

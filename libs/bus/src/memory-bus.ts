@@ -35,7 +35,8 @@ export interface MemoryBusOptions {
  *
  * Differences from NATS, none visible through the contract: once a stream has durables, messages
  * all of them settled are dropped (a durable created later starts at the oldest message kept); a
- * restart from `dataDir` counts deliveries from 1 again.
+ * restart from `dataDir` counts deliveries from 1 again. No `namespace` option (see the NATS bus): a
+ * memory bus is private to its process, so there is nothing to share and collide with.
  */
 export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   const logger = options.logger ?? silentLogger;

@@ -20,6 +20,7 @@ import type {
 } from "./bus.js";
 import { DEAD_LETTER_STREAM } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
+import { streamName, streamNameOut, subjectIn, validateNamespace } from "./namespace.js";
 import { NatsSubscription } from "./nats-consumer.js";
 import {
   assertValidName,
@@ -42,14 +43,25 @@ export interface NatsBusOptions {
   publishTimeoutMs?: number;
   /** How long one pull request waits on the server. Default 5000, at least 1000. */
   fetchExpiresMs?: number;
+  /**
+   * Isolates this deployment on a shared server: with `ns`, every stream is `${ns}_${name}` on the
+   * server (the dead-letter stream too) and every subject `${ns}.${subject}` (stream subjects,
+   * publishes, consumer filters, dead letters). Callers keep using logical names: handlers, publish
+   * acks and dead-letter headers see `usage.record` and `USAGE`, never the prefix. Durable names
+   * are not prefixed (they live inside a stream). 1 to 32 of `A-Z a-z 0-9 _ -`, not a top-level
+   * subject token (`usage`, `events`, ...); anything else throws. Unset or `""`: no namespace.
+   */
+  namespace?: string;
 }
 
 /**
  * The distributed bus on NATS JetStream. Connects once (rejects if the server is unreachable at
  * start), then reconnects forever; while disconnected, publishes reject after `publishTimeoutMs`
- * (callers keep an outbox) and consumers retry their pulls.
+ * (callers keep an outbox) and consumers retry their pulls. With `namespace`, everything this bus
+ * creates and uses on the server is prefixed (see `NatsBusOptions.namespace`), the API is not.
  */
 export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
+  const ns = validateNamespace(options.namespace);
   const logger = options.logger ?? silentLogger;
   const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
   const fetchExpiresMs = Math.max(1_000, options.fetchExpiresMs ?? 5_000);
@@ -67,6 +79,8 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   });
   const js = jetstream(nc);
   const subscriptions = new Set<Subscription>();
+  /** Error messages name the namespace, since they name logical subjects. */
+  const where = ns ? ` (bus namespace "${ns}")` : "";
   let deadLetterStream: Promise<void> | undefined;
 
   async function ensureStream(definition: StreamDefinition): Promise<void> {
@@ -75,18 +89,19 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     let duplicateWindow = nanos(definition.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS);
     // The server refuses a dedupe window longer than the retention.
     if (maxAge > 0 && duplicateWindow > maxAge) duplicateWindow = maxAge;
-    const settings = { subjects: definition.subjects, duplicate_window: duplicateWindow, max_age: maxAge };
+    const subjects = definition.subjects.map((subject) => subjectIn(ns, subject));
+    const settings = { subjects, duplicate_window: duplicateWindow, max_age: maxAge };
     try {
       // Adding an existing stream with the same config is a no-op on the server.
       await jsm.streams.add({
-        name: definition.name,
+        name: streamName(ns, definition.name),
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         ...settings,
       });
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.code !== STREAM_NAME_IN_USE) throw error;
-      await jsm.streams.update(definition.name, settings);
+      await jsm.streams.update(streamName(ns, definition.name), settings);
     }
   }
 
@@ -102,22 +117,22 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
       // The client's own timeout should fire first; the race is a guard against a request that
       // never settles (e.g. stuck in a reconnect buffer), since callers must never hang.
       const ack = await withTimeout(
-        js.publish(subject, data, {
+        js.publish(subjectIn(ns, subject), data, {
           timeout: publishTimeoutMs,
           ...(msgId === undefined ? {} : { msgID: msgId }),
           ...(natsHeaderSet ? { headers: natsHeaderSet } : {}),
         }),
         publishTimeoutMs + 1_000,
-        `publish to "${subject}" timed out after ${publishTimeoutMs} ms`,
+        `publish to "${subject}"${where} timed out after ${publishTimeoutMs} ms`,
       );
-      return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+      return { stream: streamNameOut(ns, ack.stream), seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
       // "No responders" surfaces as JetStreamNotEnabled: nothing captured the subject.
       const reason =
         error instanceof Error && error.name === "JetStreamNotEnabled"
           ? "no stream captures the subject"
           : errorMessage(error);
-      throw new Error(`publish to "${subject}" failed: ${reason}`, { cause: error });
+      throw new Error(`publish to "${subject}"${where} failed: ${reason}`, { cause: error });
     }
   }
 
@@ -134,20 +149,25 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     const resolved = resolveConsumerOptions(consumerOptions);
     await ensureDeadLetterStream();
     // Create or update: nats-server applies changed settings of an existing durable on add.
-    await jsm.consumers.add(resolved.stream, {
+    const stream = streamName(ns, resolved.stream);
+    await jsm.consumers.add(stream, {
       durable_name: resolved.durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(resolved.ackWaitMs),
       // Unlimited on the server: dead-lettering after maxDeliver is ours (see NatsSubscription).
       max_deliver: -1,
-      ...(resolved.filterSubject === undefined ? {} : { filter_subject: resolved.filterSubject }),
+      ...(resolved.filterSubject === undefined
+        ? {}
+        : { filter_subject: subjectIn(ns, resolved.filterSubject) }),
     });
-    const consumer = await js.consumers.get(resolved.stream, resolved.durable);
+    const consumer = await js.consumers.get(stream, resolved.durable);
     const subscription = new NatsSubscription(consumer, resolved, handler, {
       logger,
+      namespace: ns,
       fetchExpiresMs,
       ackTimeoutMs: publishTimeoutMs,
+      // Dead letters carry logical names; publish() maps them into this namespace's DLQ stream.
       publishDeadLetter: async ({ subject, data, headers, msgId }) => {
         await publish(subject, data, { headers, msgId });
       },
@@ -163,13 +183,13 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
 
   async function pending(stream: string, durable: string): Promise<number> {
     try {
-      const info = await jsm.consumers.info(stream, durable);
+      const info = await jsm.consumers.info(streamName(ns, stream), durable);
       return info.num_pending + info.num_ack_pending;
     } catch (error) {
       if (!(error instanceof JetStreamApiError) || error.code !== JetStreamApiCodes.ConsumerNotFound)
         throw error;
       // A durable created now would start at the first message: all of them are pending for it.
-      return (await jsm.streams.info(stream)).state.messages;
+      return (await jsm.streams.info(streamName(ns, stream))).state.messages;
     }
   }
 

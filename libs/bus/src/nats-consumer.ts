@@ -2,11 +2,14 @@ import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
 import type { BusMessage, MessageHandler, Subscription } from "./bus.js";
 import { type DeadLetter, deadLetterFor } from "./dead-letter.js";
 import type { BusLogger } from "./logger.js";
+import { subjectOut } from "./namespace.js";
 import { errorMessage, type ResolvedConsumerOptions } from "./options.js";
 
 /** What a subscription needs from the NATS bus. */
 export interface NatsSubscriptionDeps {
   logger: BusLogger;
+  /** The bus namespace: stripped from message subjects, so handlers see logical subjects. */
+  namespace: string | undefined;
   /** Publish a dead letter; rejects when it was not stored. */
   publishDeadLetter(letter: DeadLetter): Promise<void>;
   /** How long one pull request waits on the server (>= 1000, a client rule). */
@@ -107,7 +110,7 @@ export class NatsSubscription implements Subscription {
   private async process(msg: JsMsg): Promise<void> {
     const { maxDeliver, nakDelayMs, ackWaitMs } = this.options;
     const deliveryCount = msg.info.deliveryCount;
-    const message = toBusMessage(msg);
+    const message = toBusMessage(msg, this.deps.namespace);
     if (deliveryCount > maxDeliver) {
       // The previous (last allowed) delivery ran out of ack wait; that was its failure.
       await this.deadLetter(msg, message, deliveryCount - 1, `ack wait of ${ackWaitMs} ms exceeded`);
@@ -168,13 +171,14 @@ export class NatsSubscription implements Subscription {
   }
 }
 
-function toBusMessage(msg: JsMsg): BusMessage {
+/** The message as handlers see it: the logical subject (`namespace` prefix removed). */
+function toBusMessage(msg: JsMsg, namespace: string | undefined): BusMessage {
   const headers: Record<string, string> = {};
   if (msg.headers) {
     for (const name of msg.headers.keys()) headers[name] = msg.headers.get(name);
   }
   return {
-    subject: msg.subject,
+    subject: subjectOut(namespace, msg.subject),
     data: msg.data,
     headers,
     deliveryCount: msg.info.deliveryCount,

@@ -27,6 +27,11 @@ export const InfraEnv = z.object({
   DATABASE_URL: optionalString,
   REDIS_URL: optionalString,
   NATS_URL: optionalString,
+  /**
+   * Prefix of every NATS stream and subject of this deployment, so deployments (or test runs)
+   * sharing one NATS server never consume each other's messages. Unset = no prefix.
+   */
+  BUS_NAMESPACE: optionalString,
   SERVICE_DATA_DIR: z.string().default("./data"),
   /** Redis command timeout: a frozen Redis fails within this, ms. */
   REDIS_COMMAND_TIMEOUT_MS: integer(250, 10),

@@ -1,5 +1,6 @@
 export { anthropicError, summarizeAnthropic } from "./anthropic-wire.js";
 export { cohereError, summarizeCohere } from "./cohere-wire.js";
+export { modelConfig, projectConfig, tokenConfig } from "./config-fixtures.js";
 export type { FakeBehaviour, FakeKind, RecordedRequest } from "./fake-behaviour.js";
 export {
   decideReply,

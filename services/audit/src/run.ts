@@ -13,7 +13,12 @@ export async function startAuditService(
   requireDistributedUrls("audit", config, ["DATABASE_URL", "NATS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
-  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "audit", logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL!,
+    namespace: config.BUS_NAMESPACE,
+    name: "audit",
+    logger,
+  });
   await ensureProjectStreams(bus);
   const subscription = await startAuditWriter({ bus, prisma: db.prisma });
   shutdown.register("consumer", () => subscription.stop());

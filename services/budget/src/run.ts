@@ -26,7 +26,12 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     logger,
   });
-  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "budget", logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL!,
+    namespace: config.BUS_NAMESPACE,
+    name: "budget",
+    logger,
+  });
   const deps: BudgetDeps = {
     configStore: createConfigStore({ prisma: db.prisma }),
     counters,

@@ -12,6 +12,7 @@ import { type CounterStore, createMemoryCounterStore, createRedisCounterStore } 
 import { createLogger } from "@gw/logger";
 import { BudgetServiceService, type ReserveRequest, type UsageAmounts } from "@gw/proto";
 import { type AsyncClient, inProcessClient } from "@gw/rpc";
+import { modelConfig, projectConfig, tokenConfig } from "@gw/testing";
 import { Redis } from "ioredis";
 import { createBudgetHandlers } from "../src/handlers.js";
 
@@ -139,20 +140,8 @@ export function budget(overrides: Partial<BudgetConfig> = {}): BudgetConfig {
 }
 
 export function addProject(config: TestConfig, overrides: Partial<ProjectConfig> = {}): ProjectConfig {
-  const id = overrides.id ?? `proj_${randomUUID().slice(0, 8)}`;
-  const project: ProjectConfig = {
-    id,
-    name: id,
-    slug: id.replace("proj_", "p-"),
-    defaultTimeoutMs: null,
-    policies: [],
-    budgets: [],
-    spendGroupId: null,
-    routing: {},
-    models: [],
-    ...overrides,
-  };
-  config.projects.set(id, project);
+  const project = projectConfig({ id: `proj_${randomUUID().slice(0, 8)}`, ...overrides });
+  config.projects.set(project.id, project);
   return project;
 }
 
@@ -161,40 +150,14 @@ export function addToken(
   projectId: string,
   limits: TokenConfig["limits"] = [],
 ): TokenConfig {
-  const id = `tok_${randomUUID().slice(0, 8)}`;
-  const token: TokenConfig = {
-    id,
-    projectId,
-    name: `token-${id.slice(4)}`,
-    tags: {},
-    extraProjectIds: [],
-    limits,
-  };
-  config.tokens.set(id, token);
+  const token = tokenConfig({ id: `tok_${randomUUID().slice(0, 8)}`, projectId, limits });
+  config.tokens.set(token.id, token);
   return token;
 }
 
 export function addModel(config: TestConfig, overrides: Partial<ModelConfig> = {}): ModelConfig {
-  const id = overrides.id ?? `model-${randomUUID().slice(0, 8)}`;
-  const model: ModelConfig = {
-    id,
-    provider: "openai",
-    upstreamModel: id,
-    apiKeyEncrypted: null,
-    inputPrice: 0.001,
-    outputPrice: 0.002,
-    cachePrice: null,
-    contextWindow: null,
-    maxOutputTokens: null,
-    capabilities: [],
-    enabled: true,
-    baseUrl: null,
-    pricingTiers: [],
-    createdAt: 0,
-    limits: [],
-    ...overrides,
-  };
-  config.models.set(id, model);
+  const model = modelConfig(overrides.id ?? `model-${randomUUID().slice(0, 8)}`, overrides);
+  config.models.set(model.id, model);
   return model;
 }
 

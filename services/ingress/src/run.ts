@@ -25,7 +25,12 @@ export async function startIngressService(
   const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
-  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "ingress", logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL!,
+    namespace: config.BUS_NAMESPACE,
+    name: "ingress",
+    logger,
+  });
   await ensureProjectStreams(bus);
   const routing = createGrpcClient(RoutingServiceService, config.ROUTING_GRPC_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,

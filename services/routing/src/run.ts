@@ -32,7 +32,12 @@ export async function startRouting(
     commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     logger,
   });
-  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "routing", logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL!,
+    namespace: config.BUS_NAMESPACE,
+    name: "routing",
+    logger,
+  });
   await ensureProjectStreams(bus);
   const configStore = createConfigStore({ prisma: db.prisma });
   // The llm policy's own calls: budget reservations and usage records like any proxy call.

@@ -23,7 +23,7 @@ export async function openInfrastructure(config: StandaloneConfig, logger: Logge
   const migrations = await db.migrate();
   if (migrations.applied.length > 0) logger.info({ applied: migrations.applied }, "migrations applied");
   const bus = await createBus({
-    ...(config.NATS_URL ? { natsUrl: config.NATS_URL } : { dataDir }),
+    ...(config.NATS_URL ? { natsUrl: config.NATS_URL, namespace: config.BUS_NAMESPACE } : { dataDir }),
     name: "standalone",
     logger,
   });

@@ -13,7 +13,12 @@ export async function startUsageWriterService(
   requireDistributedUrls("usage-writer", config, ["DATABASE_URL", "NATS_URL"]);
   const db = await createDatabase({ url: config.DATABASE_URL!, logger });
   await db.migrate();
-  const bus = await createBus({ natsUrl: config.NATS_URL!, name: "usage-writer", logger });
+  const bus = await createBus({
+    natsUrl: config.NATS_URL!,
+    namespace: config.BUS_NAMESPACE,
+    name: "usage-writer",
+    logger,
+  });
   await ensureProjectStreams(bus);
   const subscription = await startUsageWriter({
     bus,

@@ -1,44 +1,17 @@
 import type { ModelConfig, ProjectConfig } from "@gw/config-store";
 import type { TraceEntry } from "@gw/proto";
+import { modelConfig, projectConfig } from "@gw/testing";
 import type { ModelHealth } from "../health/types.js";
 import type { RoutingCandidate, RoutingContext } from "./types.js";
 
 /** Builders for the engine's tests: a valid object with the fields a test cares about overridden. */
 
 export function model(id: string, overrides: Partial<ModelConfig> = {}): ModelConfig {
-  return {
-    id,
-    provider: "openai",
-    upstreamModel: id,
-    apiKeyEncrypted: null,
-    inputPrice: 0.001,
-    outputPrice: 0.002,
-    cachePrice: null,
-    contextWindow: null,
-    maxOutputTokens: null,
-    capabilities: [],
-    enabled: true,
-    baseUrl: null,
-    pricingTiers: [],
-    createdAt: 0,
-    limits: [],
-    ...overrides,
-  };
+  return modelConfig(id, overrides);
 }
 
 export function project(models: ModelConfig[], overrides: Partial<ProjectConfig> = {}): ProjectConfig {
-  return {
-    id: "proj_1",
-    name: "Project",
-    slug: "project",
-    defaultTimeoutMs: null,
-    policies: [],
-    budgets: [],
-    spendGroupId: null,
-    routing: {},
-    models,
-    ...overrides,
-  };
+  return projectConfig({ name: "Project", slug: "project", models, ...overrides });
 }
 
 export function health(overrides: Partial<ModelHealth> = {}): ModelHealth {
