@@ -9,7 +9,10 @@ export type {
   Project,
   ProjectModel,
   ProjectToken,
+  RefreshToken,
+  Role,
   UsageRecord,
+  User,
 } from "./generated/prisma/client.js";
 export { Prisma, PrismaClient } from "./generated/prisma/client.js";
 export { newId } from "./ids.js";

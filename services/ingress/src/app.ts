@@ -25,6 +25,7 @@ export function buildIngressApp(deps: IngressDeps): FastifyInstance {
   registerHealth(app, deps);
   registerProxyEndpoints(app, deps);
   registerModelsAndTokenCount(app, deps);
+  deps.mountExtraRoutes?.(app);
   // Last: its wildcard takes every path the routes above do not handle.
   registerPassThrough(app, deps);
   return app;

@@ -5,6 +5,7 @@ import type { Logger } from "@gw/logger";
 import type { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import type { AsyncClient } from "@gw/rpc";
 import { decryptSecret } from "@gw/security";
+import type { FastifyInstance } from "fastify";
 import type { Dispatcher } from "undici";
 import type { IngressConfig } from "./config.js";
 import { type AuthEvents, createAuthEvents } from "./proxy/auth-events.js";
@@ -37,6 +38,8 @@ export interface IngressDeps {
    * reachable now (empty = ready). Standalone has none; distributed checks routing and budget.
    */
   notReady: () => Promise<string[]>;
+  /** Routes served beside the proxy on the same port: the management API in standalone mode. */
+  mountExtraRoutes?: (app: FastifyInstance) => void;
 }
 
 /** IngressDeps from the configuration and the parts each mode builds its own way. */
@@ -45,7 +48,12 @@ export function ingressDeps(
   parts: Pick<
     IngressDeps,
     "logger" | "version" | "configStore" | "routing" | "budget" | "outbox" | "upstream"
-  > & { secretKey: Buffer; prisma: PrismaClient; notReady?: IngressDeps["notReady"] },
+  > & {
+    secretKey: Buffer;
+    prisma: PrismaClient;
+    notReady?: IngressDeps["notReady"];
+    mountExtraRoutes?: IngressDeps["mountExtraRoutes"];
+  },
 ): IngressDeps {
   const { secretKey, prisma, notReady, ...rest } = parts;
   return {

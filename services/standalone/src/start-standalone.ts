@@ -6,6 +6,7 @@ import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { inProcessClient } from "@gw/rpc";
+import { deriveJwtKey, registerAdminApi } from "@gw/service-admin-api";
 import { startAuditWriter } from "@gw/service-audit";
 import { BUDGET_THROTTLED_EVENTS, createBudgetHandlers, startExpirySweeper } from "@gw/service-budget";
 import { createOutbox, createUpstreamDispatcher, ingressDeps, serveIngress } from "@gw/service-ingress";
@@ -90,6 +91,15 @@ export async function startStandalone(
       upstream,
       secretKey,
       prisma: db.prisma,
+      mountExtraRoutes: (app) =>
+        registerAdminApi(app, {
+          prisma: db.prisma,
+          logger,
+          jwtKey: deriveJwtKey(secretKey),
+          counters,
+          outbox,
+          version,
+        }),
     }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );

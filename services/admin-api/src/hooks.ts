@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { type AuditResult, publishAudit } from "./audit.js";
+import { JwtError, verifyAccessToken } from "./auth/jwt.js";
+import type { Permission } from "./auth/permissions.js";
+import type { AdminDeps } from "./deps.js";
+import { AdminErrors } from "./errors.js";
+import { loadPrincipal, type Principal } from "./users/principal.js";
+
+/**
+ * What a route declares in its fastify `config`:
+ * - `public`: no access token needed (setup, login, refresh, system info);
+ * - `permission`: what the caller must hold (`"admin"` = the admin role itself);
+ * - `action`: the audit action (`model:create`); set on every mutating route, so each call is
+ *   audited with its result. Forbidden attempts are audited on every route.
+ */
+export interface AdminRouteConfig {
+  public?: boolean;
+  permission?: Permission | "admin";
+  action?: string;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal?: Principal;
+    /** Safe facts for the audit entry (ids, names, changed fields), set by the handler. */
+    auditDetails?: Record<string, unknown>;
+    audited?: boolean;
+  }
+}
+
+export function routeConfig(request: FastifyRequest): AdminRouteConfig {
+  return (request.routeOptions.config ?? {}) as AdminRouteConfig;
+}
+
+/** Authentication, permission checks and the audit trail of every management route. */
+export function installAdminHooks(api: FastifyInstance, deps: AdminDeps): void {
+  api.addHook("onRequest", async (request) => {
+    const config = routeConfig(request);
+    if (config.public) return;
+    const header = request.headers.authorization ?? "";
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) throw AdminErrors.unauthenticated();
+    let userId: string;
+    try {
+      userId = verifyAccessToken(match[1]!, deps.jwtKey, (deps.now ?? Date.now)()).sub;
+    } catch (error) {
+      if (error instanceof JwtError)
+        throw AdminErrors.unauthenticated(
+          error.reason === "expired"
+            ? "The access token has expired: refresh it."
+            : "The access token is not valid.",
+        );
+      throw error;
+    }
+    const principal = await loadPrincipal(deps.prisma, userId);
+    if (!principal) throw AdminErrors.unauthenticated("The account of this access token no longer exists.");
+    request.principal = principal;
+  });
+
+  api.addHook("preHandler", async (request) => {
+    const { permission } = routeConfig(request);
+    const principal = request.principal;
+    if (!permission || !principal) return;
+    const allowed = permission === "admin" ? principal.isAdmin : principal.permissions.includes(permission);
+    if (allowed) return;
+    audit(request, "forbidden");
+    throw AdminErrors.forbidden(permission === "admin" ? "admin role" : permission);
+  });
+
+  api.addHook("onResponse", async (request, reply) => {
+    if (request.audited || !routeConfig(request).action || !request.principal) return;
+    audit(request, reply.statusCode < 400 ? "success" : reply.statusCode === 403 ? "forbidden" : "error", {
+      status: reply.statusCode,
+    });
+  });
+
+  function audit(request: FastifyRequest, result: AuditResult, extra: Record<string, unknown> = {}) {
+    request.audited = true;
+    const config = routeConfig(request);
+    publishAudit(deps, request, {
+      action: config.action ?? `${request.method.toLowerCase()}:${request.routeOptions.url ?? request.url}`,
+      result,
+      details: { ...request.auditDetails, ...(request.params as object), ...extra },
+    });
+  }
+}

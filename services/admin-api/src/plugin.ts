@@ -1,0 +1,33 @@
+import type { FastifyInstance } from "fastify";
+import type { AdminDeps } from "./deps.js";
+import { AdminErrors, renderAdminError } from "./errors.js";
+import { installAdminHooks } from "./hooks.js";
+import { registerAuthRoutes } from "./routes/auth.js";
+import { registerMeRoutes } from "./routes/me.js";
+import { registerRoleRoutes } from "./routes/roles.js";
+import { registerSetupRoutes } from "./routes/setup.js";
+import { registerUserRoutes } from "./routes/users.js";
+
+/**
+ * The management API under `/api`, as an encapsulated fastify plugin: its own error envelope,
+ * authentication, permission checks and audit trail, mounted on ingress's app in standalone and on
+ * admin-api's own server in distributed mode.
+ */
+export function registerAdminApi(app: FastifyInstance, deps: AdminDeps): void {
+  // Not awaited: fastify loads registered plugins in order before the app is ready.
+  void app.register(
+    async (api) => {
+      api.setErrorHandler((error, request, reply) => renderAdminError(error, request, reply));
+      installAdminHooks(api, deps);
+      registerSetupRoutes(api, deps);
+      registerAuthRoutes(api, deps);
+      registerMeRoutes(api, deps);
+      registerUserRoutes(api, deps);
+      registerRoleRoutes(api, deps);
+      api.setNotFoundHandler({}, async (request) => {
+        throw AdminErrors.notFound(`${request.method} ${request.url.split("?")[0]}`);
+      });
+    },
+    { prefix: "/api" },
+  );
+}
