@@ -8,6 +8,7 @@ export type {
   Model,
   Project,
   ProjectModel,
+  ProjectMember,
   ProjectToken,
   RefreshToken,
   Role,
