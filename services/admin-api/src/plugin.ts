@@ -3,9 +3,14 @@ import type { AdminDeps } from "./deps.js";
 import { AdminErrors, renderAdminError } from "./errors.js";
 import { installAdminHooks } from "./hooks.js";
 import { registerAuthRoutes } from "./routes/auth.js";
+import { registerCatalogRoutes } from "./routes/catalog.js";
 import { registerMeRoutes } from "./routes/me.js";
+import { registerModelRoutes } from "./routes/models.js";
+import { registerProjectRoutes } from "./routes/projects.js";
 import { registerRoleRoutes } from "./routes/roles.js";
+import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerSetupRoutes } from "./routes/setup.js";
+import { registerSpendGroupRoutes } from "./routes/spend-groups.js";
 import { registerUserRoutes } from "./routes/users.js";
 
 /**
@@ -24,6 +29,11 @@ export function registerAdminApi(app: FastifyInstance, deps: AdminDeps): void {
       registerMeRoutes(api, deps);
       registerUserRoutes(api, deps);
       registerRoleRoutes(api, deps);
+      registerModelRoutes(api, deps);
+      registerProjectRoutes(api, deps);
+      registerSpendGroupRoutes(api, deps);
+      registerSettingsRoutes(api, deps);
+      registerCatalogRoutes(api, deps);
       api.setNotFoundHandler({}, async (request) => {
         throw AdminErrors.notFound(`${request.method} ${request.url.split("?")[0]}`);
       });
