@@ -16,6 +16,7 @@ const entries = {
   budget: "services/budget/src/main.ts",
   "usage-writer": "services/usage-writer/src/main.ts",
   audit: "services/audit/src/main.ts",
+  "admin-api": "services/admin-api/src/main.ts",
 };
 
 const externalNpmPackages = {

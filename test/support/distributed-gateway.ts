@@ -57,7 +57,10 @@ export async function startDistributedGateway(
     SHUTDOWN_TIMEOUT_MS: "8000",
     BUS_NAMESPACE: busNamespace,
   };
-  const processes = [startServiceProcess("usage-writer", shared)];
+  const adminPort = await freePort();
+  const processes = [startServiceProcess("usage-writer", shared), startServiceProcess("audit", shared)];
+  // One admin-api (it calls the first replica's budget service for spend-group usage).
+  const adminApiUrl = `http://127.0.0.1:${adminPort}`;
   const urls: string[] = [];
   for (let replica = 0; replica < replicas; replica++) {
     const [routingPort, budgetPort, httpPort] = [await freePort(), await freePort(), await freePort()];
@@ -78,8 +81,19 @@ export async function startDistributedGateway(
         BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
         PORT: String(httpPort),
         HOST: "127.0.0.1",
+        ADMIN_API_URL: adminApiUrl,
       }),
     );
+    if (replica === 0)
+      processes.push(
+        startServiceProcess("admin-api", {
+          ...own,
+          SERVICE_SECRET_KEY: secretKey.toString("base64"),
+          BUDGET_GRPC_ADDRESS: `127.0.0.1:${budgetPort}`,
+          ADMIN_API_PORT: String(adminPort),
+          ADMIN_API_HOST: "127.0.0.1",
+        }),
+      );
     urls.push(`http://127.0.0.1:${httpPort}`);
   }
   await Promise.all(
@@ -88,6 +102,7 @@ export async function startDistributedGateway(
   // Ingress is live before routing and budget listen (it refuses calls with 503 until they do):
   // wait until it is ready, so a suite's first request meets a whole gateway.
   await Promise.all(urls.map((url) => waitForReady(url, 60_000)));
+  await waitForHealth(`${adminApiUrl}/health`, { timeoutMs: 60_000, children: processes });
   return {
     url: urls[0]!,
     urls,

@@ -12,7 +12,11 @@
  *   terminated, never redelivered again;
  * - at most `maxInFlight` handlers of one consumer run at once;
  * - `Subscription.stop()` stops fetching and waits for in-flight handlers (drain), so a shutdown
- *   loses nothing that was handed to a handler.
+ *   loses nothing that was handed to a handler;
+ * - `watch()` is the broadcast counterpart of `consume()`: every watcher gets every message stored
+ *   after its `watch()` call (no history), each watcher independently, in stream order, at most
+ *   once (no acks, no redelivery, no dead letters). For fan-out notifications such as cache
+ *   invalidation, where every replica must see each message and a lost one is tolerable.
  */
 
 export interface StreamDefinition {
@@ -69,6 +73,18 @@ export interface ConsumerOptions {
 /** Resolve = ack. Throw = redeliver later (dead letter after maxDeliver). */
 export type MessageHandler = (message: BusMessage) => Promise<void>;
 
+export interface WatchOptions {
+  stream: string;
+  /** Only messages on this subject (wildcards allowed). Default: all of the stream. */
+  filterSubject?: string;
+}
+
+/**
+ * Handles one watched message. Awaited before the next message of the same watch is handed over
+ * (publish order); a throw (or rejection) is logged and the watch goes on with the next message.
+ */
+export type WatchHandler = (message: BusMessage) => Promise<void> | void;
+
 export interface Subscription {
   /** Stop fetching, wait for handlers in flight, then return. */
   stop(): Promise<void>;
@@ -80,6 +96,21 @@ export interface Bus {
   ensureStream(definition: StreamDefinition): Promise<void>;
   publish(subject: string, data: Uint8Array, options?: PublishOptions): Promise<PublishAck>;
   consume(options: ConsumerOptions, handler: MessageHandler): Promise<Subscription>;
+  /**
+   * Broadcast subscription: `handler` gets every message stored in `stream` (matching
+   * `filterSubject`) after this call, whoever else watches or consumes it; N replicas watching get
+   * N deliveries of each message. No history, no acks, no redelivery: a throwing handler is logged
+   * and the next message follows. `deliveryCount` is always 1. Rejects when the stream does not
+   * exist (create it first: `ensureStream`).
+   *
+   * Delivery is at most once. On NATS (an ordered consumer, see `nats-watch.ts`) the watch survives
+   * reconnects and server restarts: it resumes after the last message it handed over, so messages
+   * the stream still holds are not lost, but a message can be missed around an outage (e.g. when
+   * the stream itself was lost or recreated); callers must tolerate gaps (a cache keeps its TTL).
+   * `stop()` ends delivery and waits for the handler running now; `close()` stops every watch. Do
+   * not await `stop()` inside the handler (it waits for that very handler).
+   */
+  watch(options: WatchOptions, handler: WatchHandler): Promise<Subscription>;
   /** Messages stored in the stream and not yet acked by the named durable (for tests and health). */
   pending(stream: string, durable: string): Promise<number>;
   /** Stop every subscription (draining), flush, disconnect. */

@@ -7,6 +7,8 @@ export type {
   PublishOptions,
   StreamDefinition,
   Subscription,
+  WatchHandler,
+  WatchOptions,
 } from "./bus.js";
 export { DeadLetterHeaders, deadLetterSubject } from "./bus.js";
 export { decodeJson, encodeJson } from "./codec.js";

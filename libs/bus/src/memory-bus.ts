@@ -7,6 +7,8 @@ import type {
   PublishOptions,
   StreamDefinition,
   Subscription,
+  WatchHandler,
+  WatchOptions,
 } from "./bus.js";
 import { DEAD_LETTER_STREAM, type DeadLetter } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
@@ -31,7 +33,8 @@ export interface MemoryBusOptions {
 /**
  * The in-process bus of the standalone mode, with the semantics of the NATS bus (see `bus.ts`):
  * publish resolves once stored, consumers are woken in a microtask (no polling), redelivery after a
- * throw (nak delay) or ack wait, dead letters after `maxDeliver`.
+ * throw (nak delay) or ack wait, dead letters after `maxDeliver`; watchers get every message stored
+ * after their `watch()` call (it attaches synchronously), in order, with no gap ever.
  *
  * Differences from NATS, none visible through the contract: once a stream has durables, messages
  * all of them settled are dropped (a durable created later starts at the oldest message kept); a
@@ -96,6 +99,21 @@ export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
       // Dead letters need somewhere to go before the first one happens.
       if (!streams.has(DEAD_LETTER_STREAM.name)) ensureStreamSync(DEAD_LETTER_STREAM);
       const subscription = stream.consumer(resolved).attach(resolved.maxInFlight, handler);
+      subscriptions.add(subscription);
+      return {
+        async stop() {
+          subscriptions.delete(subscription);
+          await subscription.stop();
+        },
+      };
+    },
+
+    async watch(watchOptions: WatchOptions, handler: WatchHandler): Promise<Subscription> {
+      assertOpen();
+      assertValidName("stream", watchOptions.stream);
+      const stream = streams.get(watchOptions.stream);
+      if (!stream) throw new Error(`stream "${watchOptions.stream}" not found`);
+      const subscription = stream.watch(watchOptions.filterSubject, handler);
       subscriptions.add(subscription);
       return {
         async stop() {

@@ -1,8 +1,9 @@
-import type { PublishAck, PublishOptions, StreamDefinition } from "./bus.js";
+import type { PublishAck, PublishOptions, StreamDefinition, Subscription, WatchHandler } from "./bus.js";
 import type { DeadLetter } from "./dead-letter.js";
 import type { BusLogger } from "./logger.js";
 import { type ConsumerHost, MemoryConsumer } from "./memory-consumer.js";
 import type { DedupeEntry, StoredMessage, StreamFiles } from "./memory-store.js";
+import { MemoryWatcher } from "./memory-watch.js";
 import {
   DEFAULT_DUPLICATE_WINDOW_MS,
   type ResolvedConsumerOptions,
@@ -17,15 +18,17 @@ const MSG_ID_HEADER = "Nats-Msg-Id";
 export type DeadLetterSink = ConsumerHost["storeDeadLetter"];
 
 /**
- * One stream of the memory bus: its messages (ordered by sequence), `msgId` dedupe and durable
- * consumers. Messages every known durable has settled are dropped from memory; with a data dir the
- * stream file is compacted once all of it is settled.
+ * One stream of the memory bus: its messages (ordered by sequence), `msgId` dedupe, durable
+ * consumers and watchers (which get each message as it is stored, never from the store). Messages
+ * every known durable has settled are dropped from memory; with a data dir the stream file is
+ * compacted once all of it is settled.
  */
 export class MemoryStream implements ConsumerHost {
   /** Insertion order is sequence order, so trimming from the front drops the oldest. */
   private readonly messages = new Map<number, StoredMessage>();
   private readonly dedupe = new Map<string, { seq: number; timestamp: number }>();
   private readonly consumers = new Map<string, MemoryConsumer>();
+  private readonly watchers = new Set<MemoryWatcher>();
   private lastStoredSeq = 0;
 
   constructor(
@@ -82,7 +85,17 @@ export class MemoryStream implements ConsumerHost {
     this.messages.set(message.seq, message);
     if (msgId !== undefined) this.dedupe.set(msgId, { seq: message.seq, timestamp: now });
     for (const consumer of this.consumers.values()) consumer.schedule();
+    for (const watcher of this.watchers) watcher.offer(message);
     return { stream: this.streamName, seq: message.seq, duplicate: false };
+  }
+
+  /** A watcher of every message stored from now on (matching `filterSubject`). */
+  watch(filterSubject: string | undefined, handler: WatchHandler): Subscription {
+    const watcher = new MemoryWatcher(this.streamName, filterSubject, handler, this.logger, (stopped) =>
+      this.watchers.delete(stopped),
+    );
+    this.watchers.add(watcher);
+    return watcher;
   }
 
   /** The durable's consumer, created on first use (and remembered in the data dir). */

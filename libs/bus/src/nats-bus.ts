@@ -17,11 +17,14 @@ import type {
   PublishOptions,
   StreamDefinition,
   Subscription,
+  WatchHandler,
+  WatchOptions,
 } from "./bus.js";
 import { DEAD_LETTER_STREAM } from "./dead-letter.js";
 import { type BusLogger, silentLogger } from "./logger.js";
 import { streamName, streamNameOut, subjectIn, validateNamespace } from "./namespace.js";
 import { NatsSubscription } from "./nats-consumer.js";
+import { startNatsWatch } from "./nats-watch.js";
 import {
   assertValidName,
   DEFAULT_DUPLICATE_WINDOW_MS,
@@ -41,7 +44,10 @@ export interface NatsBusOptions {
   logger?: BusLogger;
   /** A publish (or ack confirmation) not answered within this rejects. Default 5000. */
   publishTimeoutMs?: number;
-  /** How long one pull request waits on the server. Default 5000, at least 1000. */
+  /**
+   * How long one pull request waits on the server. Default 5000, at least 1000. Watches use it too:
+   * their heartbeats come every half of it, so a lost watch consumer is noticed within about this.
+   */
   fetchExpiresMs?: number;
   /**
    * Isolates this deployment on a shared server: with `ns`, every stream is `${ns}_${name}` on the
@@ -57,8 +63,9 @@ export interface NatsBusOptions {
 /**
  * The distributed bus on NATS JetStream. Connects once (rejects if the server is unreachable at
  * start), then reconnects forever; while disconnected, publishes reject after `publishTimeoutMs`
- * (callers keep an outbox) and consumers retry their pulls. With `namespace`, everything this bus
- * creates and uses on the server is prefixed (see `NatsBusOptions.namespace`), the API is not.
+ * (callers keep an outbox), consumers retry their pulls and watches resume after the last message
+ * they handed over (see `nats-watch.ts`). With `namespace`, everything this bus creates and uses
+ * on the server is prefixed (see `NatsBusOptions.namespace`), the API is not.
  */
 export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
   const ns = validateNamespace(options.namespace);
@@ -181,6 +188,23 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     };
   }
 
+  /** A broadcast watch: an ordered consumer of its own (see `nats-watch.ts`). */
+  async function watch(watchOptions: WatchOptions, handler: WatchHandler): Promise<Subscription> {
+    assertValidName("stream", watchOptions.stream);
+    const subscription = await startNatsWatch(
+      { js, jsm, logger, namespace: ns, expiresMs: fetchExpiresMs, isClosed: () => nc.isClosed() },
+      watchOptions,
+      handler,
+    );
+    subscriptions.add(subscription);
+    return {
+      async stop() {
+        subscriptions.delete(subscription);
+        await subscription.stop();
+      },
+    };
+  }
+
   async function pending(stream: string, durable: string): Promise<number> {
     try {
       const info = await jsm.consumers.info(streamName(ns, stream), durable);
@@ -199,7 +223,7 @@ export async function createNatsBus(options: NatsBusOptions): Promise<Bus> {
     if (!nc.isClosed()) await nc.drain();
   }
 
-  return { kind: "nats", ensureStream, publish, consume, pending, close };
+  return { kind: "nats", ensureStream, publish, consume, watch, pending, close };
 }
 
 /** Log connection changes; the iterator ends when the connection closes. */

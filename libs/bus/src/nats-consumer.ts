@@ -172,7 +172,7 @@ export class NatsSubscription implements Subscription {
 }
 
 /** The message as handlers see it: the logical subject (`namespace` prefix removed). */
-function toBusMessage(msg: JsMsg, namespace: string | undefined): BusMessage {
+export function toBusMessage(msg: JsMsg, namespace: string | undefined): BusMessage {
   const headers: Record<string, string> = {};
   if (msg.headers) {
     for (const name of msg.headers.keys()) headers[name] = msg.headers.get(name);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import {
   type Bus,
+  type BusLogger,
   type BusMessage,
   createMemoryBus,
   createNatsBus,
@@ -13,7 +14,7 @@ import {
   decodeJson,
   encodeJson,
 } from "../src/index.js";
-import { deferred, delay, randomId, waitFor } from "./helpers.js";
+import { deferred, delay, type LogEntry, randomId, recordingLogger, waitFor } from "./helpers.js";
 import { deleteNatsStreams } from "./nats-cleanup.js";
 
 /** A bus under test and how to remove what a test created on shared infrastructure. */
@@ -22,15 +23,19 @@ interface BusHarness {
   cleanup(streams: string[]): Promise<void>;
 }
 
-/** The contract of `bus.ts`, run once per implementation. */
-function busContract(name: string, factory: () => Promise<BusHarness>): void {
+/** The contract of `bus.ts`, run once per implementation; the factory gets the bus's logger. */
+function busContract(name: string, factory: (logger: BusLogger) => Promise<BusHarness>): void {
   describe(name, () => {
     let harness: BusHarness;
     let bus: Bus;
     let created: string[];
+    /** What the bus under test logged. */
+    let logged: LogEntry[];
 
     beforeEach(async () => {
-      harness = await factory();
+      const logger = recordingLogger();
+      logged = logger.entries;
+      harness = await factory(logger);
       bus = harness.bus;
       created = [];
     });
@@ -236,6 +241,148 @@ function busContract(name: string, factory: () => Promise<BusHarness>): void {
       }
     });
 
+    /** A watch that keeps every message it gets, in arrival order. */
+    async function watchAll(stream: string, filterSubject?: string) {
+      const received: BusMessage[] = [];
+      const subscription = await bus.watch({ stream, filterSubject }, (message) => {
+        received.push(message);
+      });
+      return { received, subscription };
+    }
+
+    const values = (messages: BusMessage[]) => messages.map((message) => decodeJson<unknown>(message.data));
+
+    /** Long enough for a stray delivery to show up (NATS pushes within milliseconds). */
+    const settle = () => delay(200);
+
+    it("watch: every watcher gets every message, in publish order, beside a durable", async () => {
+      const { stream, durable, subject } = await freshStream();
+      const a = await watchAll(stream);
+      const b = await watchAll(stream);
+      const consumed: number[] = [];
+      await bus.consume({ stream, durable }, async (message) => {
+        consumed.push(message.seq);
+      });
+      const numbers = [0, 1, 2, 3, 4];
+      for (const n of numbers) {
+        await bus.publish(subject(`n${n}`), encodeJson(n), { headers: { "X-N": String(n) } });
+      }
+      await waitFor("a got five", () => a.received.length === 5);
+      await waitFor("b got five", () => b.received.length === 5);
+      await waitFor("the durable got five", () => consumed.length === 5);
+      await settle();
+      for (const watcher of [a, b]) {
+        assert.deepEqual(values(watcher.received), numbers);
+        assert.deepEqual(
+          watcher.received.map((message) => message.subject),
+          numbers.map((n) => subject(`n${n}`)),
+        );
+        assert.deepEqual(
+          watcher.received.map((message) => message.seq),
+          [1, 2, 3, 4, 5],
+        );
+        assert.ok(watcher.received.every((message) => message.deliveryCount === 1));
+        assert.equal(watcher.received[2]?.headers["X-N"], "2");
+      }
+      assert.equal(await bus.pending(stream, durable), 0, "watchers take nothing from a durable");
+    });
+
+    it("watch: gets nothing that was published before it started", async () => {
+      const { stream, subject } = await freshStream();
+      await bus.publish(subject(), encodeJson("old 1"));
+      await bus.publish(subject(), encodeJson("old 2"));
+      const watcher = await watchAll(stream);
+      await bus.publish(subject(), encodeJson("new"));
+      await waitFor("the new one", () => watcher.received.length === 1);
+      await settle();
+      assert.deepEqual(values(watcher.received), ["new"]);
+      assert.equal(watcher.received[0]?.seq, 3);
+    });
+
+    it("watch: filterSubject filters, wildcards included", async () => {
+      const { stream, subject } = await freshStream();
+      const exact = await watchAll(stream, subject("keep"));
+      const wildcard = await watchAll(stream, subject("keep.*"));
+      for (const suffix of ["skip", "keep", "keep.one", "skip.one", "keep", "keep.two.deep"]) {
+        await bus.publish(subject(suffix), encodeJson(suffix));
+      }
+      await bus.publish(subject("keep.last"), encodeJson("keep.last"));
+      await waitFor("the wildcard's last", () => wildcard.received.length === 2);
+      await waitFor("the exact two", () => exact.received.length === 2);
+      await settle();
+      assert.deepEqual(values(exact.received), ["keep", "keep"]);
+      assert.deepEqual(values(wildcard.received), ["keep.one", "keep.last"]);
+      assert.deepEqual(
+        wildcard.received.map((message) => message.subject),
+        [subject("keep.one"), subject("keep.last")],
+      );
+    });
+
+    it("watch: stop() ends delivery and waits for the handler running now", async () => {
+      const { stream, subject } = await freshStream();
+      const started = deferred();
+      const release = deferred();
+      const received: unknown[] = [];
+      let handlerFinished = false;
+      const subscription = await bus.watch({ stream }, async (message) => {
+        received.push(decodeJson(message.data));
+        started.resolve();
+        await release.promise;
+        handlerFinished = true;
+      });
+      const other = await watchAll(stream);
+      await bus.publish(subject(), encodeJson(1));
+      await bus.publish(subject(), encodeJson(2));
+      await started.promise;
+      let stopped = false;
+      const stopping = subscription.stop().then(() => {
+        stopped = true;
+      });
+      await delay(50);
+      assert.equal(stopped, false, "stop() returned while the handler was running");
+      release.resolve();
+      await stopping;
+      assert.equal(handlerFinished, true);
+      await bus.publish(subject(), encodeJson(3));
+      await waitFor("the other watcher's three", () => other.received.length === 3);
+      await settle();
+      assert.deepEqual(received, [1], "nothing after stop(), not even what was waiting");
+      await subscription.stop();
+    });
+
+    it("watch: a throwing handler is logged and the watch goes on", async () => {
+      const { stream, subject } = await freshStream();
+      const received: unknown[] = [];
+      await bus.watch({ stream }, async (message) => {
+        const value = decodeJson<number>(message.data);
+        received.push(value);
+        if (value === 1) throw new Error("handler broke");
+      });
+      const syncThrows: unknown[] = [];
+      await bus.watch({ stream }, (message) => {
+        syncThrows.push(decodeJson(message.data));
+        throw new Error("sync handler broke");
+      });
+      for (const n of [1, 2, 3]) await bus.publish(subject(), encodeJson(n));
+      await waitFor("all three", () => received.length === 3 && syncThrows.length === 3);
+      assert.deepEqual(received, [1, 2, 3]);
+      const failures = logged.filter((entry) => entry.msg === "bus watch handler failed");
+      assert.equal(failures.length, 4);
+      assert.ok(failures.every((entry) => entry.level === "error"));
+      const first = failures.find((entry) => (entry.obj as { err?: Error }).err?.message === "handler broke");
+      assert.deepEqual(
+        { ...first?.obj, err: undefined },
+        { err: undefined, stream, subject: subject(), seq: 1 },
+      );
+    });
+
+    it("watch: rejects for a stream that does not exist", async () => {
+      await assert.rejects(
+        bus.watch({ stream: `T_MISSING_${randomId()}` }, () => {}),
+        /not found/,
+      );
+    });
+
     it("pending() counts stored, in-flight and settled messages", async () => {
       const { stream, durable, subject } = await freshStream();
       const started = deferred();
@@ -253,20 +400,25 @@ function busContract(name: string, factory: () => Promise<BusHarness>): void {
   });
 }
 
-busContract("memory bus", async () => ({ bus: createMemoryBus(), cleanup: async () => {} }));
+busContract("memory bus", async (logger) => ({ bus: createMemoryBus({ logger }), cleanup: async () => {} }));
 
-busContract("memory bus with dataDir", async () => {
+busContract("memory bus with dataDir", async (logger) => {
   const dataDir = await mkdtemp(join(tmpdir(), "gw-bus-"));
   return {
-    bus: createMemoryBus({ dataDir }),
+    bus: createMemoryBus({ dataDir, logger }),
     cleanup: () => rm(dataDir, { recursive: true, force: true }),
   };
 });
 
 const natsUrl = process.env.NATS_URL;
 if (natsUrl) {
-  busContract("nats bus", async () => {
-    const bus = await createNatsBus({ url: natsUrl, name: "bus-contract-test", publishTimeoutMs: 2_000 });
+  busContract("nats bus", async (logger) => {
+    const bus = await createNatsBus({
+      url: natsUrl,
+      name: "bus-contract-test",
+      publishTimeoutMs: 2_000,
+      logger,
+    });
     return { bus, cleanup: (streams) => deleteNatsStreams(natsUrl, streams) };
   });
 } else {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { BusLogger } from "../src/index.js";
 
 /** Lower-case alphanumeric id for unique stream names and subjects. */
 export function randomId(): string {
@@ -34,4 +35,21 @@ export function deferred<T = void>(): Deferred<T> {
     reject = rej;
   });
   return { promise, resolve, reject };
+}
+
+export interface LogEntry {
+  level: "info" | "warn" | "error" | "debug";
+  obj: object;
+  msg: string | undefined;
+}
+
+/** A `BusLogger` that keeps what it is given, for tests that check what was logged. */
+export function recordingLogger(): BusLogger & { entries: LogEntry[] } {
+  const entries: LogEntry[] = [];
+  const at =
+    (level: LogEntry["level"]) =>
+    (obj: object, msg?: string): void => {
+      entries.push({ level, obj, msg });
+    };
+  return { entries, info: at("info"), warn: at("warn"), error: at("error"), debug: at("debug") };
 }

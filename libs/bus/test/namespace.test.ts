@@ -224,6 +224,51 @@ if (natsUrl) {
         `${spaced.ns}.${keep}`,
       );
     });
+
+    it("keeps watchers of two namespaces (and of no namespace) apart, under logical subjects", async () => {
+      const a = await openBus();
+      const b = await openBus();
+      const plain = await openBus(false);
+      const id = randomId();
+      const definition = { name: `T_${id.toUpperCase()}`, subjects: [`t${id}.>`] };
+      plainStreams.push(definition.name);
+      const subject = `t${id}.changed`;
+      const watchers = [a, b, plain].map(({ bus }) => ({ bus, received: [] as BusMessage[] }));
+      for (const watcher of watchers) {
+        await watcher.bus.ensureStream(definition);
+        await watcher.bus.watch({ stream: definition.name, filterSubject: subject }, (message) => {
+          watcher.received.push(message);
+        });
+      }
+      // Two watchers of one namespace (two replicas) both get each of its messages.
+      const aReplica: BusMessage[] = [];
+      await a.bus.watch({ stream: definition.name }, (message) => {
+        aReplica.push(message);
+      });
+      await a.bus.publish(subject, encodeJson("a"));
+      await b.bus.publish(subject, encodeJson("b"));
+      await b.bus.publish(subject, encodeJson("b"));
+      await plain.bus.publish(subject, encodeJson("plain"));
+      const [onA, onB, onPlain] = watchers;
+      await waitFor("a's", () => onA!.received.length === 1 && aReplica.length === 1);
+      await waitFor("b's", () => onB!.received.length === 2);
+      await waitFor("plain's", () => onPlain!.received.length === 1);
+      await delay(200);
+      const seen = (messages: BusMessage[]) => messages.map((m) => [m.subject, decodeJson(m.data), m.seq]);
+      assert.deepEqual(seen(onA!.received), [[subject, "a", 1]]);
+      assert.deepEqual(seen(aReplica), [[subject, "a", 1]]);
+      assert.deepEqual(seen(onB!.received), [
+        [subject, "b", 1],
+        [subject, "b", 2],
+      ]);
+      assert.deepEqual(seen(onPlain!.received), [[subject, "plain", 1]]);
+      // The watch consumers live in each namespace's own stream, filtered on the prefixed subject.
+      const filters: Array<string | undefined> = [];
+      for await (const consumer of jsm.consumers.list(`${a.ns}_${definition.name}`)) {
+        filters.push(consumer.config.filter_subject);
+      }
+      assert.deepEqual(filters.sort(), [`${a.ns}.${subject}`, undefined].sort());
+    });
   });
 } else {
   describe("nats bus namespaces", () => {

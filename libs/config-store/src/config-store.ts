@@ -7,7 +7,8 @@ import type { ModelConfig, ProjectConfig, SpendGroupConfig, TokenConfig } from "
 /**
  * Read-through cache of the configuration the hot path needs (tokens, projects with their models
  * and budgets). Entries live `ttlMs`; `invalidate()` drops them at once and is wired to the bus's
- * `config.changed` by the services, so a change is seen everywhere without waiting for the TTL.
+ * `config.changed` by the services (`watchConfigChanges`), so a change is seen everywhere without
+ * waiting for the TTL.
  * Unknown tokens are cached briefly too, so a client hammering with a bad token costs few queries.
  */
 export interface ConfigStore {

@@ -20,3 +20,4 @@ export {
   PERIOD_WINDOWS,
   ROLLING_WINDOWS,
 } from "./types.js";
+export { type WatchConfigLogger, watchConfigChanges } from "./watch-config.js";

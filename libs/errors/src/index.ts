@@ -88,16 +88,18 @@ export const Errors = {
         : `Budget exhausted for ${scope} (${metric}).`,
     }),
   /** Routing or budget cannot be reached: the request is refused (fail closed), never sent unchecked. */
-  serviceUnavailable: (service: "routing" | "budget") =>
+  serviceUnavailable: (service: "routing" | "budget" | "admin-api") =>
     new GatewayError({
-      code: `${service}_unavailable`,
+      code: `${service.replace("-", "_")}_unavailable`,
       type: "service_unavailable",
       status: 503,
       retryable: true,
       message:
         service === "budget"
           ? "Budgets cannot be checked right now; the request was not sent."
-          : "No model can be chosen right now (routing unreachable); the request was not sent.",
+          : service === "routing"
+            ? "No model can be chosen right now (routing unreachable); the request was not sent."
+            : "The management API cannot be reached right now.",
     }),
   timeout: (ms: number) =>
     new GatewayError({

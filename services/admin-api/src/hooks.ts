@@ -36,7 +36,8 @@ export function routeConfig(request: FastifyRequest): AdminRouteConfig {
 export function installAdminHooks(api: FastifyInstance, deps: AdminDeps): void {
   api.addHook("onRequest", async (request) => {
     const config = routeConfig(request);
-    if (config.public) return;
+    // No route matched: the not-found answer needs no token (and says nothing about routes).
+    if (config.public || request.is404) return;
     const header = request.headers.authorization ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match) throw AdminErrors.unauthenticated();

@@ -2,6 +2,8 @@ import type { FastifyInstance } from "fastify";
 import type { AdminDeps } from "./deps.js";
 import { AdminErrors, renderAdminError } from "./errors.js";
 import { installAdminHooks } from "./hooks.js";
+import { installIdempotency } from "./idempotency.js";
+import { collectRoutes, registerOpenApi } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
 import { registerMeRoutes } from "./routes/me.js";
@@ -23,7 +25,9 @@ export function registerAdminApi(app: FastifyInstance, deps: AdminDeps): void {
   void app.register(
     async (api) => {
       api.setErrorHandler((error, request, reply) => renderAdminError(error, request, reply));
+      const routes = collectRoutes(api);
       installAdminHooks(api, deps);
+      installIdempotency(api, deps);
       registerSetupRoutes(api, deps);
       registerAuthRoutes(api, deps);
       registerMeRoutes(api, deps);
@@ -34,6 +38,7 @@ export function registerAdminApi(app: FastifyInstance, deps: AdminDeps): void {
       registerSpendGroupRoutes(api, deps);
       registerSettingsRoutes(api, deps);
       registerCatalogRoutes(api, deps);
+      registerOpenApi(api, routes, deps.version);
       api.setNotFoundHandler({}, async (request) => {
         throw AdminErrors.notFound(`${request.method} ${request.url.split("?")[0]}`);
       });

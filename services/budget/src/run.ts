@@ -1,7 +1,7 @@
 import { createEventPublisher } from "@gw/accounting";
 import { createBus } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore } from "@gw/config-store";
+import { createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
@@ -32,8 +32,11 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
     name: "budget",
     logger,
   });
+  const configStore = createConfigStore({ prisma: db.prisma });
+  // Every replica drops its config cache when the management API changes something.
+  const configWatch = await watchConfigChanges(bus, configStore, logger);
   const deps: BudgetDeps = {
-    configStore: createConfigStore({ prisma: db.prisma }),
+    configStore,
     counters,
     events: createEventPublisher(bus, logger, { throttled: BUDGET_THROTTLED_EVENTS }),
     logger,
@@ -45,6 +48,7 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
   const { port } = await server.listen(config.BUDGET_GRPC_LISTEN);
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
   shutdown.register("sweeper", async () => sweeper.stop());
+  shutdown.register("config-watch", () => configWatch.stop());
   shutdown.register("bus", () => bus.close());
   shutdown.register("counters", () => counters.close());
   shutdown.register("database", () => db.close());

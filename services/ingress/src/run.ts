@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore } from "@gw/config-store";
+import { createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
@@ -12,6 +12,7 @@ import type { IngressConfig } from "./config.js";
 import { ingressDeps } from "./deps.js";
 import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
 import { grpcReadiness } from "./readiness.js";
+import { registerAdminForwarding } from "./routes/admin-forward.js";
 import { serveIngress } from "./serve.js";
 
 /** Ingress as its own process: gRPC to routing and budget, NATS for usage, PostgreSQL for config. */
@@ -45,11 +46,14 @@ export async function startIngressService(
     maxPending: config.OUTBOX_MAX_PENDING,
   });
   const upstream = createUpstreamDispatcher();
+  const configStore = createConfigStore({ prisma: db.prisma });
+  // Every replica drops its config cache when the management API changes something.
+  const configWatch = await watchConfigChanges(bus, configStore, logger);
   const { url } = await serveIngress(
     ingressDeps(config, {
       logger,
       version,
-      configStore: createConfigStore({ prisma: db.prisma }),
+      configStore,
       routing: routing.client,
       budget: budget.client,
       outbox,
@@ -57,9 +61,13 @@ export async function startIngressService(
       secretKey,
       prisma: db.prisma,
       notReady: grpcReadiness({ routing, budget }),
+      ...(config.ADMIN_API_URL
+        ? { mountExtraRoutes: (app) => registerAdminForwarding(app, config.ADMIN_API_URL!, upstream) }
+        : {}),
     }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
+  shutdown.register("config-watch", () => configWatch.stop());
   shutdown.register("bus", () => bus.close());
   shutdown.register("grpc-clients", () => {
     routing.close();

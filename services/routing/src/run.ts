@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createEventPublisher, createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore } from "@gw/config-store";
+import { createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
@@ -40,6 +40,8 @@ export async function startRouting(
   });
   await ensureProjectStreams(bus);
   const configStore = createConfigStore({ prisma: db.prisma });
+  // Every replica drops its config cache when the management API changes something.
+  const configWatch = await watchConfigChanges(bus, configStore, logger);
   // The llm policy's own calls: budget reservations and usage records like any proxy call.
   const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
@@ -74,6 +76,7 @@ export async function startRouting(
   const { port } = await server.listen(config.ROUTING_GRPC_LISTEN);
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
   shutdown.register("outbox", () => outbox.flush(config.SHUTDOWN_TIMEOUT_MS / 4));
+  shutdown.register("config-watch", () => configWatch.stop());
   shutdown.register("bus", () => bus.close());
   shutdown.register("upstream", () => dispatcher.close());
   shutdown.register("budget-client", () => budget.close());

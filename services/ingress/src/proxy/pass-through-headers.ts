@@ -53,3 +53,13 @@ export function returnedHeaders(headers: IncomingHttpHeaders): Record<string, st
   }
   return kept;
 }
+
+/** Request headers minus hop-by-hop ones, credentials kept: for the management API behind ingress. */
+export function endToEndHeaders(incoming: IncomingHttpHeaders): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}

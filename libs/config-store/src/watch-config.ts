@@ -1,0 +1,48 @@
+import { type Bus, decodeJson, Streams, Subjects, type Subscription } from "@gw/bus";
+import { ConfigChanged } from "@gw/proto";
+import type { ConfigStore } from "./config-store.js";
+
+/** What `watchConfigChanges` logs; a pino logger fits. */
+export interface WatchConfigLogger {
+  warn(obj: object, msg: string): void;
+  debug?(obj: object, msg: string): void;
+}
+
+/**
+ * Drop `store`'s cache on every `config.changed` (stream `CONFIG`, payload: proto3 JSON of
+ * `ConfigChanged`). A broadcast watch (`Bus.watch`), not a durable: every replica of every service
+ * must see every change, not one replica of each. Creates the `CONFIG` stream if it does not exist
+ * (idempotent, cheap), so it can run before or without `ensureProjectStreams`.
+ *
+ * Every message invalidates, a malformed one included (logged at warn): invalidating too often
+ * costs a reload, too rarely serves stale configuration. Delivery is at most once: a change
+ * published while this process was cut off from NATS can be missed (see `Bus.watch`); the store's
+ * TTL bounds how long such a miss is visible. Resolves once watching; `stop()` the subscription at
+ * shutdown (or close the bus).
+ */
+export async function watchConfigChanges(
+  bus: Bus,
+  store: ConfigStore,
+  logger?: WatchConfigLogger,
+): Promise<Subscription> {
+  await bus.ensureStream(Streams.CONFIG);
+  return bus.watch({ stream: Streams.CONFIG.name, filterSubject: Subjects.configChanged }, (message) => {
+    store.invalidate();
+    let change: ConfigChanged;
+    try {
+      const json = decodeJson<unknown>(message.data);
+      if (typeof json !== "object" || json === null || Array.isArray(json)) throw new Error("not an object");
+      change = ConfigChanged.fromJSON(json);
+    } catch (error) {
+      logger?.warn(
+        { err: error, seq: message.seq, subject: message.subject },
+        "malformed config.changed message; config cache invalidated anyway",
+      );
+      return;
+    }
+    logger?.debug?.(
+      { entity: change.entity, entityId: change.entityId, action: change.action, changeId: change.id },
+      "configuration changed; config cache invalidated",
+    );
+  });
+}
