@@ -29,6 +29,8 @@ export interface CreateLoggerOptions {
   level?: string;
   /** Extra fields on every line (mode, instance id). */
   base?: Record<string, unknown>;
+  /** Where lines go (default stdout); tests pass a stream to read what was logged. */
+  destination?: pino.DestinationStream;
 }
 
 export function createLogger(options: CreateLoggerOptions): Logger {
@@ -39,5 +41,5 @@ export function createLogger(options: CreateLoggerOptions): Logger {
     redact: { paths: REDACTED_PATHS, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  return pino(pinoOptions);
+  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
 }
