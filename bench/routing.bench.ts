@@ -108,6 +108,7 @@ const configStore = {
   modelById: async () => null,
   tokenById: async () => null,
   spendGroups: async () => [],
+  runtimeSettings: async () => ({ defaultTimeoutMs: null, logLevel: null }),
   invalidate() {},
 };
 const events = { publish() {} };

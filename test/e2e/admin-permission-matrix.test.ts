@@ -122,6 +122,34 @@ describe("management API permission matrix", () => {
           (operation["x-permission"] as string | undefined) ??
           (Array.isArray(operation.security) && operation.security.length === 0 ? "public" : "token");
     assert.deepEqual(declared, EXPECTED);
+    // Bodies and queries come from the handlers' own schemas.
+    const paths = document.body.paths as Record<string, Record<string, Record<string, unknown>>>;
+    const modelBody = paths["/api/models"]!.post!.requestBody as {
+      content: {
+        "application/json": { schema: { properties: Record<string, unknown>; required: string[] } };
+      };
+    };
+    const schema = modelBody.content["application/json"].schema;
+    assert.ok(schema.required.includes("id") && schema.required.includes("provider"));
+    assert.ok("pricingTiers" in schema.properties && "fieldOverrides" in schema.properties);
+    const auditQuery = paths["/api/audit"]!.get!.parameters as { name: string; in: string }[];
+    assert.deepEqual(
+      auditQuery
+        .filter((p) => p.in === "query")
+        .map((p) => p.name)
+        .sort(),
+      ["action", "from", "page", "pageSize", "result", "to", "userId"],
+    );
+    const bodies = Object.values(paths).flatMap((methods) =>
+      Object.entries(methods).filter(
+        ([method]) => method === "post" || method === "put" || method === "patch",
+      ),
+    );
+    const withoutBody = bodies
+      .filter(([, op]) => !op.requestBody)
+      .map(([method, op]) => `${method} ${op.operationId}`);
+    // Only calls whose body is optional or empty by design go without one.
+    assert.deepEqual(withoutBody.sort(), ["post post_api_catalog_refresh", "post post_api_system_update"]);
   });
 
   it("answers 401 without a token, 403 without the permission, and never 401/403 with it", async () => {

@@ -2,7 +2,7 @@ import type { PrismaClient, ProjectToken } from "@gw/db";
 import { toBudgets, toSpendGroup, toTokenLimits } from "./budget-rows.js";
 import { toModelConfig, toRoutingConfig } from "./map-rows.js";
 import { TtlCache } from "./ttl-cache.js";
-import type { ModelConfig, ProjectConfig, SpendGroupConfig, TokenConfig } from "./types.js";
+import type { ModelConfig, ProjectConfig, RuntimeSettings, SpendGroupConfig, TokenConfig } from "./types.js";
 
 /**
  * Read-through cache of the configuration the hot path needs (tokens, projects with their models
@@ -22,6 +22,8 @@ export interface ConfigStore {
   tokenById(tokenId: string): Promise<TokenConfig | null>;
   /** Every spend group (one cached list: groups are few and every request walks the chain). */
   spendGroups(): Promise<SpendGroupConfig[]>;
+  /** The settings the services apply at run time (timeout, log level). */
+  runtimeSettings(): Promise<RuntimeSettings>;
   invalidate(): void;
 }
 
@@ -45,6 +47,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
   const models = new TtlCache<ModelConfig | null>({ ttlMs, maxEntries });
   const tokensById = new TtlCache<TokenConfig | null>({ ttlMs, maxEntries });
   const groups = new TtlCache<SpendGroupConfig[]>({ ttlMs, maxEntries: 1 });
+  const settings = new TtlCache<RuntimeSettings>({ ttlMs, maxEntries: 1 });
 
   async function loadProject(where: { id: string } | { slug: string }): Promise<ProjectConfig | null> {
     const row = await prisma.project.findUnique({
@@ -94,6 +97,11 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
     spendGroups() {
       return groups.get("all", async () => (await prisma.spendGroup.findMany()).map(toSpendGroup));
     },
+    runtimeSettings() {
+      return settings.get("global", async () =>
+        toRuntimeSettings((await prisma.setting.findUnique({ where: { id: "global" } }))?.value),
+      );
+    },
     projectBySlug(slug) {
       return projectsBySlug.get(
         slug,
@@ -108,6 +116,7 @@ export function createConfigStore(options: ConfigStoreOptions): ConfigStore {
       models.clear();
       tokensById.clear();
       groups.clear();
+      settings.clear();
     },
   };
 }
@@ -120,5 +129,20 @@ function toTokenConfig(row: ProjectToken): TokenConfig {
     tags: (row.tags ?? {}) as Record<string, string>,
     extraProjectIds: row.extraProjectIds ?? [],
     limits: toTokenLimits(row.limits),
+  };
+}
+
+const LOG_LEVELS = new Set(["error", "warn", "info", "debug"]);
+
+function toRuntimeSettings(value: unknown): RuntimeSettings {
+  const v = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+  const timeout = v.defaultTimeoutMs;
+  return {
+    defaultTimeoutMs:
+      typeof timeout === "number" && Number.isInteger(timeout) && timeout > 0 ? timeout : null,
+    logLevel:
+      typeof v.logLevel === "string" && LOG_LEVELS.has(v.logLevel)
+        ? (v.logLevel as RuntimeSettings["logLevel"])
+        : null,
   };
 }

@@ -10,6 +10,7 @@ export type {
   ProjectConfig,
   ProjectRoutingConfig,
   RollingWindow,
+  RuntimeSettings,
   SpendGroupConfig,
   TokenConfig,
   TokenLimitConfig,
@@ -20,4 +21,4 @@ export {
   PERIOD_WINDOWS,
   ROLLING_WINDOWS,
 } from "./types.js";
-export { type WatchConfigLogger, watchConfigChanges } from "./watch-config.js";
+export { applyRuntimeLogLevel, type WatchConfigLogger, watchConfigChanges } from "./watch-config.js";

@@ -101,6 +101,16 @@ export interface ProjectConfig {
   models: ModelConfig[];
 }
 
+/**
+ * The deployment settings the services apply while running (the management API's `/api/settings`;
+ * null = not set there, the environment's value applies).
+ */
+export interface RuntimeSettings {
+  /** Provider timeout when the project has none. */
+  defaultTimeoutMs: number | null;
+  logLevel: "error" | "warn" | "info" | "debug" | null;
+}
+
 export interface TokenConfig {
   id: string;
   projectId: string;

@@ -19,6 +19,7 @@ function countingStore(): ConfigStore & { invalidations: number } {
     modelById: unused,
     tokenById: unused,
     spendGroups: unused,
+    runtimeSettings: unused,
     invalidate() {
       store.invalidations++;
     },

@@ -24,6 +24,8 @@ export async function watchConfigChanges(
   bus: Bus,
   store: ConfigStore,
   logger?: WatchConfigLogger,
+  /** Called after the cache is dropped, with the changed entity (`settings`, `project`, ...). */
+  onChange?: (entity: string) => void,
 ): Promise<Subscription> {
   await bus.ensureStream(Streams.CONFIG);
   return bus.watch({ stream: Streams.CONFIG.name, filterSubject: Subjects.configChanged }, (message) => {
@@ -44,5 +46,15 @@ export async function watchConfigChanges(
       { entity: change.entity, entityId: change.entityId, action: change.action, changeId: change.id },
       "configuration changed; config cache invalidated",
     );
+    onChange?.(change.entity);
   });
+}
+
+/**
+ * The log level set through `/api/settings`, applied to a running logger (pino's `level` is
+ * writable). Called at start and on each settings change; an unset level leaves the environment's.
+ */
+export async function applyRuntimeLogLevel(store: ConfigStore, logger: { level: string }): Promise<void> {
+  const { logLevel } = await store.runtimeSettings();
+  if (logLevel && logger.level !== logLevel) logger.level = logLevel;
 }

@@ -36,5 +36,5 @@ export function publishConfigChange(
     subject: Subjects.configChanged,
     data: encodeJson(ConfigChanged.toJSON(message)),
   });
-  deps.onConfigChanged?.();
+  deps.onConfigChanged?.(entity);
 }

@@ -23,7 +23,7 @@ export interface AdminDeps {
    * Called after every configuration change is published, in this process: standalone drops its
    * shared config cache at once (other processes learn it from the bus).
    */
-  onConfigChanged?: () => void;
+  onConfigChanged?: (entity: string) => void;
   version: string;
   now?: () => number;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { z } from "zod";
 import { type AuditResult, publishAudit } from "./audit.js";
 import { JwtError, verifyAccessToken } from "./auth/jwt.js";
 import type { Permission } from "./auth/permissions.js";
@@ -17,6 +18,9 @@ export interface AdminRouteConfig {
   public?: boolean;
   permission?: Permission | "admin";
   action?: string;
+  /** The body and query schemas the handler parses with: documented in `/api/openapi.json`. */
+  body?: z.ZodType;
+  querystring?: z.ZodType;
 }
 
 declare module "fastify" {

@@ -1,12 +1,14 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
+import { z } from "zod";
 import type { AdminRouteConfig } from "./hooks.js";
 
 /**
  * `GET /api/openapi.json`: an OpenAPI 3.1 document of every management route, collected as the
  * routes are registered, so it cannot drift from what is served: path, method, whether a token is
  * needed, the permission (`x-permission`), the audit action (`x-audit-action`) and the error
- * envelope. Request and response bodies are described in SPEC.md; they are not yet generated
- * from the zod schemas here.
+ * envelope, and the request body and query schemas converted from the very zod schemas the
+ * handlers parse with (`config.body`, `config.querystring`). Response bodies are described in
+ * SPEC.md, not here.
  */
 interface CollectedRoute {
   method: string;
@@ -39,6 +41,29 @@ const errorResponse = (description: string) => ({
   content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } },
 });
 
+/** JSON Schema of what a client sends (the input side of transforms); never fails the document. */
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  try {
+    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+      io: "input",
+      unrepresentable: "any",
+    }) as Record<string, unknown>;
+    return rest;
+  } catch {
+    return { type: "object", description: "see SPEC.md" };
+  }
+}
+
+function queryParameters(schema: z.ZodType): Record<string, unknown>[] {
+  const json = jsonSchemaOf(schema) as { properties?: Record<string, unknown>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: json.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
 export function openApiDocument(routes: CollectedRoute[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -49,12 +74,16 @@ export function openApiDocument(routes: CollectedRoute[], version: string) {
       required: true,
       schema: { type: "string" },
     }));
-    const { permission, action } = route.config;
+    const { permission, action, body, querystring } = route.config;
+    const query = querystring ? queryParameters(querystring) : [];
     paths[path] ??= {};
     paths[path][route.method] = {
       operationId: `${route.method}${path.replace(/[^A-Za-z0-9]+/g, "_")}`,
       summary: action ?? `${route.method.toUpperCase()} ${path}`,
-      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(parameters.length + query.length > 0 ? { parameters: [...parameters, ...query] } : {}),
+      ...(body
+        ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchemaOf(body) } } } }
+        : {}),
       ...(route.config.public ? { security: [] } : {}),
       ...(permission ? { "x-permission": permission } : {}),
       ...(action ? { "x-audit-action": action } : {}),

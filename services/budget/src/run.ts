@@ -1,7 +1,7 @@
 import { createEventPublisher } from "@gw/accounting";
 import { createBus } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore, watchConfigChanges } from "@gw/config-store";
+import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
@@ -34,7 +34,10 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
   });
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
-  const configWatch = await watchConfigChanges(bus, configStore, logger);
+  const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
+    if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
+  });
+  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
   const deps: BudgetDeps = {
     configStore,
     counters,

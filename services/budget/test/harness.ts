@@ -119,6 +119,7 @@ function configStoreOf(config: TestConfig): ConfigStore {
     modelById: async (id) => config.models.get(id) ?? null,
     tokenById: async (id) => config.tokens.get(id) ?? null,
     spendGroups: async () => config.groups,
+    runtimeSettings: async () => ({ defaultTimeoutMs: null, logLevel: null }),
     invalidate() {},
   };
 }

@@ -28,7 +28,7 @@ export interface IngressDeps {
   /** Decrypts a model's stored upstream key. */
   decryptApiKey: (stored: string) => string;
   upstream: Dispatcher;
-  /** Global provider timeout, ms (a project's defaultTimeoutMs wins). */
+  /** Provider timeout from the environment, ms (a project's defaultTimeoutMs, then the settings', win). */
   defaultTimeoutMs: number;
   /** Deadline of one routing/budget call, ms. */
   rpcDeadlineMs: number;

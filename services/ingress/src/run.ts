@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore, watchConfigChanges } from "@gw/config-store";
+import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
@@ -48,7 +48,10 @@ export async function startIngressService(
   const upstream = createUpstreamDispatcher();
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
-  const configWatch = await watchConfigChanges(bus, configStore, logger);
+  const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
+    if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
+  });
+  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
   const { url } = await serveIngress(
     ingressDeps(config, {
       logger,

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { createEventPublisher, createOutbox } from "@gw/accounting";
 import { createBus, ensureProjectStreams } from "@gw/bus";
 import { requireDistributedUrls } from "@gw/config";
-import { createConfigStore, watchConfigChanges } from "@gw/config-store";
+import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
 import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
@@ -41,7 +41,10 @@ export async function startRouting(
   await ensureProjectStreams(bus);
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
-  const configWatch = await watchConfigChanges(bus, configStore, logger);
+  const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
+    if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
+  });
+  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
   // The llm policy's own calls: budget reservations and usage records like any proxy call.
   const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,

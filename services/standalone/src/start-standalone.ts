@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { createEventPublisher } from "@gw/accounting";
 import type { Bus } from "@gw/bus";
-import { createConfigStore } from "@gw/config-store";
+import { applyRuntimeLogLevel, createConfigStore } from "@gw/config-store";
 import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
@@ -42,6 +42,8 @@ export async function startStandalone(
   const infra = await openInfrastructure(config, logger);
   const { db, bus, counters, secretKey } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
+  // A log level set through /api/settings survives restarts.
+  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
   const budgetDeps = {
     configStore,
     counters,
@@ -100,7 +102,10 @@ export async function startStandalone(
           counters,
           outbox,
           budget,
-          onConfigChanged: () => configStore.invalidate(),
+          onConfigChanged: (entity) => {
+            configStore.invalidate();
+            if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
+          },
           version,
         }),
     }),

@@ -36,7 +36,7 @@ export function registerProjectMemberRoutes(api: FastifyInstance, deps: AdminDep
 
   api.post<{ Params: { slug: string } }>(
     "/projects/:slug/members",
-    { config: { permission: "project:write", action: "member:add" } },
+    { config: { body: addMemberBody, permission: "project:write", action: "member:add" } },
     async (request, reply) => {
       const body = parseWith(addMemberBody, request.body);
       const project = await projectBySlugOr404(prisma, request.params.slug);
@@ -65,7 +65,7 @@ export function registerProjectMemberRoutes(api: FastifyInstance, deps: AdminDep
 
   api.put<MemberParams>(
     "/projects/:slug/members/:userId",
-    { config: { permission: "project:write", action: "member:update" } },
+    { config: { body: updateMemberBody, permission: "project:write", action: "member:update" } },
     async (request) => {
       const body = parseWith(updateMemberBody, request.body);
       const { project, member } = await memberOr404(request.params);

@@ -31,7 +31,7 @@ export function registerProjectTokenRoutes(api: FastifyInstance, deps: AdminDeps
 
   api.post<{ Params: { slug: string } }>(
     "/projects/:slug/tokens",
-    { config: { permission: "project:write", action: "token:create" } },
+    { config: { body: createTokenBody, permission: "project:write", action: "token:create" } },
     async (request, reply) => {
       const body = parseWith(createTokenBody, request.body);
       const project = await projectBySlugOr404(prisma, request.params.slug);
@@ -61,7 +61,7 @@ export function registerProjectTokenRoutes(api: FastifyInstance, deps: AdminDeps
 
   api.put<TokenParams>(
     "/projects/:slug/tokens/:tokenId",
-    { config: { permission: "project:write", action: "token:update" } },
+    { config: { body: updateTokenBody, permission: "project:write", action: "token:update" } },
     async (request) => {
       const body = parseWith(updateTokenBody, request.body);
       const { project, token } = await liveToken(prisma, request.params);

@@ -10,10 +10,12 @@ import { issueSession, rotateRefreshToken } from "../users/sessions.js";
 import { parseWith } from "../validate.js";
 import { credentials } from "./schemas.js";
 
+const refreshBody = z.strictObject({ refreshToken: z.string().min(1, "is required") });
+
 const badCredentials = () => new AdminError(401, "invalid_credentials", "Wrong email or password.");
 
 export function registerAuthRoutes(api: FastifyInstance, deps: AdminDeps): void {
-  api.post("/auth/login", { config: { public: true } }, async (request) => {
+  api.post("/auth/login", { config: { body: credentials, public: true } }, async (request) => {
     const body = parseWith(credentials, request.body);
     await assertLoginAllowed(deps.counters, body.email, request.ip);
     const user = await deps.prisma.user.findUnique({ where: { email: body.email } });
@@ -37,8 +39,8 @@ export function registerAuthRoutes(api: FastifyInstance, deps: AdminDeps): void 
     return issueSession(deps, principal);
   });
 
-  api.post("/auth/refresh", { config: { public: true } }, async (request) => {
-    const body = parseWith(z.strictObject({ refreshToken: z.string().min(1, "is required") }), request.body);
+  api.post("/auth/refresh", { config: { public: true, body: refreshBody } }, async (request) => {
+    const body = parseWith(refreshBody, request.body);
     return rotateRefreshToken(deps, body.refreshToken);
   });
 }

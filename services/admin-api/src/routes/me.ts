@@ -21,7 +21,7 @@ export function registerMeRoutes(api: FastifyInstance, deps: AdminDeps): void {
     return profileOf(user, request.principal!.permissions);
   });
 
-  api.put("/me", { config: { action: "profile:update" } }, async (request) => {
+  api.put("/me", { config: { body: updateMe, action: "profile:update" } }, async (request) => {
     const body = parseWith(updateMe, request.body);
     const principal = request.principal!;
     const user = await deps.prisma.user.findUnique({ where: { id: principal.userId } });

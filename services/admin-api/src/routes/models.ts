@@ -45,7 +45,7 @@ export function registerModelRoutes(api: FastifyInstance, deps: AdminDeps): void
 
   api.post(
     "/models",
-    { config: { permission: "model:write", action: "model:create" } },
+    { config: { body: createModelBody, permission: "model:write", action: "model:create" } },
     async (request, reply) => {
       const body = parseWith(createModelBody, request.body);
       request.auditDetails = { modelId: body.id, changed: Object.keys(body) };
@@ -79,7 +79,7 @@ export function registerModelRoutes(api: FastifyInstance, deps: AdminDeps): void
 
   api.put<ById>(
     "/models/:id",
-    { config: { permission: "model:write", action: "model:update" } },
+    { config: { body: updateModelBody, permission: "model:write", action: "model:update" } },
     async (request) => {
       const { id } = request.params;
       const body = parseWith(updateModelBody, request.body);
@@ -98,7 +98,7 @@ export function registerModelRoutes(api: FastifyInstance, deps: AdminDeps): void
 
   api.post<ById>(
     "/models/:id/apikey",
-    { config: { permission: "model:write", action: "model:rotate_key" } },
+    { config: { body: rotateKeyBody, permission: "model:write", action: "model:rotate_key" } },
     async (request) => {
       const { id } = request.params;
       const body = parseWith(rotateKeyBody, request.body);

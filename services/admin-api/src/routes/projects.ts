@@ -39,7 +39,7 @@ export function registerProjectRoutes(api: FastifyInstance, deps: AdminDeps): vo
 
   api.post(
     "/projects",
-    { config: { permission: "project:write", action: "project:create" } },
+    { config: { body: createProjectBody, permission: "project:write", action: "project:create" } },
     async (request, reply) => {
       const body = parseWith(createProjectBody, request.body);
       const slug = body.slug ?? slugFromName(body.name);
@@ -81,7 +81,7 @@ export function registerProjectRoutes(api: FastifyInstance, deps: AdminDeps): vo
 
   api.put<SlugParams>(
     "/projects/:slug",
-    { config: { permission: "project:write", action: "project:update" } },
+    { config: { body: updateProjectBody, permission: "project:write", action: "project:update" } },
     async (request) => {
       const body = parseWith(updateProjectBody, request.body);
       const project = await projectBySlugOr404(prisma, request.params.slug);
@@ -145,7 +145,7 @@ export function registerProjectRoutes(api: FastifyInstance, deps: AdminDeps): vo
   // By project id, not slug (SPEC): only guardrails and pii, each omitted/null/object.
   api.patch<{ Params: { id: string } }>(
     "/projects/:id/guardrails",
-    { config: { permission: "project:write", action: "project:update_guardrails" } },
+    { config: { body: guardrailsBody, permission: "project:write", action: "project:update_guardrails" } },
     async (request) => {
       const body = parseWith(guardrailsBody, request.body);
       const project = await projectByIdOr404(prisma, request.params.id);

@@ -48,7 +48,7 @@ export function registerRoleRoutes(api: FastifyInstance, deps: AdminDeps): void 
 
   api.post(
     "/roles",
-    { config: { permission: "user:write", action: "role:create" } },
+    { config: { body: createRole, permission: "user:write", action: "role:create" } },
     async (request, reply) => {
       const body = parseWith(createRole, request.body);
       if (isBuiltInRole(body.name)) throw builtInRefusal(body.name);
@@ -63,7 +63,7 @@ export function registerRoleRoutes(api: FastifyInstance, deps: AdminDeps): void 
 
   api.put<{ Params: { name: string } }>(
     "/roles/:name",
-    { config: { permission: "user:write", action: "role:update" } },
+    { config: { body: updateRole, permission: "user:write", action: "role:update" } },
     async (request) => {
       const { name } = request.params;
       if (isBuiltInRole(name)) throw builtInRefusal(name);

@@ -1,8 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import { publishConfigChange } from "../config-changes.js";
 import type { AdminDeps } from "../deps.js";
-import { publicSettings, readSettings, writeSettings } from "../settings/settings-store.js";
-import { parseSettingsUpdate } from "../settings/update-schema.js";
+import {
+  publicSettings,
+  readSettings,
+  readStoredSettings,
+  type Settings,
+  withDefaults,
+  writeSettings,
+} from "../settings/settings-store.js";
+import { parseSettingsUpdate, settingsUpdate } from "../settings/update-schema.js";
 import { registerAuditRoutes } from "../system/audit-routes.js";
 import { registerSystemRoutes } from "../system/system-routes.js";
 
@@ -25,15 +32,15 @@ export function registerSettingsRoutes(api: FastifyInstance, deps: AdminDeps): v
 
   api.put(
     "/settings",
-    { config: { permission: "settings:write", action: "settings:update" } },
+    { config: { permission: "settings:write", action: "settings:update", body: settingsUpdate.partial() } },
     async (request) => {
       const update = parseSettingsUpdate(request.body);
       request.auditDetails = { changed: Object.keys(update) };
       const settings = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SETTINGS_LOCK})`;
-        const next = { ...(await readSettings(tx)), ...update };
-        await writeSettings(tx, next);
-        return next;
+        const stored = { ...(await readStoredSettings(tx)), ...update };
+        await writeSettings(tx, stored as unknown as Settings);
+        return withDefaults(stored);
       });
       publishConfigChange(deps, "settings", "global", "updated");
       return publicSettings(settings);

@@ -18,7 +18,7 @@ export function registerSetupRoutes(api: FastifyInstance, deps: AdminDeps): void
 
   api.post(
     "/setup/first-admin",
-    { config: { public: true, action: "setup:first-admin" } },
+    { config: { body: newAccount, public: true, action: "setup:first-admin" } },
     async (request, reply) => {
       const body = parseWith(newAccount, request.body);
       const passwordHash = await hashPassword(body.password);

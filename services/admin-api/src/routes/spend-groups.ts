@@ -93,7 +93,7 @@ export function registerSpendGroupRoutes(api: FastifyInstance, deps: AdminDeps):
 
   api.post(
     "/spend-groups",
-    { config: { permission: "project:write", action: "spend_group:create" } },
+    { config: { body: createGroup, permission: "project:write", action: "spend_group:create" } },
     async (request, reply) => {
       const body = parseWith(createGroup, request.body);
       const { projectIds = [], tokenIds = [] } = await assertReferences(body);
@@ -118,7 +118,7 @@ export function registerSpendGroupRoutes(api: FastifyInstance, deps: AdminDeps):
 
   api.put<{ Params: { id: string } }>(
     "/spend-groups/:id",
-    { config: { permission: "project:write", action: "spend_group:update" } },
+    { config: { body: updateGroup, permission: "project:write", action: "spend_group:update" } },
     async (request) => {
       const { id } = request.params;
       const body = parseWith(updateGroup, request.body);

@@ -65,7 +65,7 @@ export function registerUserRoutes(api: FastifyInstance, deps: AdminDeps): void 
 
   api.post(
     "/users",
-    { config: { permission: "user:write", action: "user:create" } },
+    { config: { body: createUser, permission: "user:write", action: "user:create" } },
     async (request, reply) => {
       const body = parseWith(createUser, request.body);
       const permissions = await assertGrantable(request, body.role);
@@ -96,7 +96,7 @@ export function registerUserRoutes(api: FastifyInstance, deps: AdminDeps): void 
 
   api.put<{ Params: { id: string } }>(
     "/users/:id",
-    { config: { permission: "user:write", action: "user:update" } },
+    { config: { body: updateUser, permission: "user:write", action: "user:update" } },
     async (request) => {
       const body = parseWith(updateUser, request.body);
       const user = await prisma.user.findUnique({ where: { id: request.params.id } });

@@ -62,6 +62,15 @@ export function withDefaults(stored: unknown): Settings {
 
 type SettingsReader = Pick<PrismaClient, "setting"> | Prisma.TransactionClient;
 
+/**
+ * Only what was set through the API, no defaults: what is stored, so that a default (the log level
+ * `info`) never overrides the environment's value just because another field was changed.
+ */
+export async function readStoredSettings(prisma: SettingsReader): Promise<Record<string, unknown>> {
+  const row = await prisma.setting.findUnique({ where: { id: SETTINGS_ROW_ID } });
+  return isObject(row?.value) ? row.value : {};
+}
+
 /** The settings, defaults filled; no row yet means every default. */
 export async function readSettings(prisma: SettingsReader): Promise<Settings> {
   const row = await prisma.setting.findUnique({ where: { id: SETTINGS_ROW_ID } });

@@ -32,7 +32,7 @@ const providerRepo = z.strictObject({
   channel: channel.optional(),
 });
 
-const settingsUpdate = z.strictObject({
+export const settingsUpdate = z.strictObject({
   port: z.number().int("must be a whole number").min(1, "must be 1-65535").max(65_535, "must be 1-65535"),
   logLevel: z.enum(["error", "warn", "info", "debug"]),
   defaultTimeoutMs: z.number().int("must be a whole number").positive("must be above 0"),

@@ -76,7 +76,7 @@ function whereOf(query: AuditQuery): Prisma.AuditEntryWhereInput {
  * received everything it asked for.
  */
 export function registerAuditRoutes(api: FastifyInstance, deps: AdminDeps): void {
-  api.get("/audit", { config: { permission: "audit:read" } }, async (request) => {
+  api.get("/audit", { config: { querystring: auditQuery, permission: "audit:read" } }, async (request) => {
     const query = parseWith(auditQuery, request.query);
     if (query.from && query.to && query.from > query.to)
       throw AdminErrors.invalid("from: must not be after to.");

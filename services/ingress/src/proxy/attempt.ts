@@ -31,7 +31,10 @@ export async function runAttempt(
   facts: UsageFacts,
 ): Promise<CallUsage> {
   const { candidate, model } = target;
-  const timeoutMs = caller.project.defaultTimeoutMs ?? deps.defaultTimeoutMs;
+  const timeoutMs =
+    caller.project.defaultTimeoutMs ??
+    (await deps.configStore.runtimeSettings()).defaultTimeoutMs ??
+    deps.defaultTimeoutMs;
   const plan = planUpstream(
     call,
     model,

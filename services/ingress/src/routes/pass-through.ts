@@ -49,7 +49,10 @@ async function passThrough(deps: IngressDeps, request: FastifyRequest, reply: Fa
   reply.raw.once("close", () => {
     if (!reply.raw.writableFinished) controller.abort();
   });
-  const timeoutMs = project.defaultTimeoutMs ?? deps.defaultTimeoutMs;
+  const timeoutMs =
+    project.defaultTimeoutMs ??
+    (await deps.configStore.runtimeSettings()).defaultTimeoutMs ??
+    deps.defaultTimeoutMs;
   let status = 502;
   let errorMessage = "";
   try {
