@@ -32,6 +32,41 @@ declare module "fastify" {
   }
 }
 
+/**
+ * Project member roles (DESIGN: `viewer`, `editor`) add to the global role, for one project: a
+ * viewer may read it, an editor read and change it and its tokens. Deleting the project and
+ * managing its members stay with the global `project:write`.
+ */
+const MEMBER_SCOPED: Record<string, "read" | "write"> = {
+  "GET /api/projects/:slug": "read",
+  "PUT /api/projects/:slug": "write",
+  "PATCH /api/projects/:id/guardrails": "write",
+  "GET /api/projects/:slug/tokens": "read",
+  "POST /api/projects/:slug/tokens": "write",
+  "PUT /api/projects/:slug/tokens/:tokenId": "write",
+  "DELETE /api/projects/:slug/tokens/:tokenId": "write",
+  "GET /api/projects/:slug/members": "read",
+};
+
+async function grantedByMembership(
+  deps: AdminDeps,
+  request: FastifyRequest,
+  permission: Permission | "admin",
+): Promise<boolean> {
+  const need = MEMBER_SCOPED[`${request.method} ${request.routeOptions.url}`];
+  if (!need || (permission !== "project:read" && permission !== "project:write")) return false;
+  const params = request.params as { slug?: string; id?: string };
+  const project = await deps.prisma.project.findFirst({
+    where: params.slug ? { slug: params.slug } : { id: params.id ?? "" },
+    select: { id: true },
+  });
+  if (!project) return false;
+  const member = await deps.prisma.projectMember.findUnique({
+    where: { projectId_userId: { projectId: project.id, userId: request.principal!.userId } },
+  });
+  return member !== null && (need === "read" || member.role === "editor");
+}
+
 export function routeConfig(request: FastifyRequest): AdminRouteConfig {
   return (request.routeOptions.config ?? {}) as AdminRouteConfig;
 }
@@ -67,7 +102,7 @@ export function installAdminHooks(api: FastifyInstance, deps: AdminDeps): void {
     const principal = request.principal;
     if (!permission || !principal) return;
     const allowed = permission === "admin" ? principal.isAdmin : principal.permissions.includes(permission);
-    if (allowed) return;
+    if (allowed || (await grantedByMembership(deps, request, permission))) return;
     audit(request, "forbidden");
     throw AdminErrors.forbidden(permission === "admin" ? "admin role" : permission);
   });
