@@ -94,7 +94,11 @@ describe("management API: models (standalone)", () => {
       [0, 1_000_000],
       "tiers stored in order",
     );
-    assert.deepEqual(model.limits, FULL.limits);
+    // Stored in the budget shape of docs/BUDGETS.md: `onExhausted` is always `block`.
+    assert.deepEqual(
+      model.limits,
+      FULL.limits.map((limit) => ({ ...limit, onExhausted: "block" })),
+    );
     assert.equal("apiKeyEncrypted" in model, false);
     assert.equal("fieldOverrides" in model, false, "no lock, no object");
     assert.equal("catalogDefaults" in model, false, "unknown to the catalog");

@@ -1,21 +1,10 @@
 import { type Model, Prisma } from "@gw/db";
 import { publishConfigChange } from "../config-changes.js";
 import type { AdminDeps } from "../deps.js";
+import { LOCKABLE_FIELDS, type LockableField } from "../models/model-schemas.js";
 import type { CatalogFileModel, CatalogProvider } from "./format.js";
 import { getCatalog } from "./store.js";
 
-/** SPEC "Model": the fields catalog sync maintains unless `fieldOverrides[field]` locks them. */
-export const LOCKABLE_FIELDS = [
-  "inputPrice",
-  "outputPrice",
-  "cachePrice",
-  "cacheWritePrice",
-  "pricingTiers",
-  "contextWindow",
-  "capabilities",
-] as const;
-
-export type LockableField = (typeof LOCKABLE_FIELDS)[number];
 const DECIMAL_FIELDS = new Set<LockableField>(["inputPrice", "outputPrice", "cachePrice", "cacheWritePrice"]);
 
 /**

@@ -1,21 +1,14 @@
-import { BUDGET_METRICS, PERIOD_WINDOWS, ROLLING_WINDOWS } from "@gw/config-store";
+import { PROVIDER_KINDS, type ProviderKind } from "@gw/llm";
 import { z } from "zod";
+import { budgetEntry } from "../routes/budget-schemas.js";
 
 /**
  * Request bodies of `/api/models`. Every bound here is also a bound of the columns (Decimal(24,12),
  * int4), so a value that passes never turns into a database error (a 500) on write.
  */
 
-export const PROVIDERS = [
-  "openai",
-  "anthropic",
-  "gemini",
-  "mistral",
-  "cohere",
-  "xai",
-  "ollama",
-  "custom",
-] as const;
+/** The eight provider kinds (libs/llm). */
+export const PROVIDERS = PROVIDER_KINDS as readonly [ProviderKind, ...ProviderKind[]];
 
 /** Fields the catalog sync may overwrite unless locked in `fieldOverrides` (SPEC "Model"). */
 export const LOCKABLE_FIELDS = [
@@ -82,25 +75,6 @@ const baseUrl = z
     }
   }, "must be an http(s) URL");
 
-/** A model's own limit: the stored project-budget shape (docs/BUDGETS.md), checked field by field. */
-const modelLimit = z
-  .strictObject({
-    metric: z.enum(BUDGET_METRICS),
-    limit: z.number().min(0, "must be >= 0"),
-    windowType: z.enum(["period", "rolling"]),
-    windowSize: z.string(),
-    warnAt: z.number().gt(0, "must be > 0").max(100, "must be at most 100").optional(),
-  })
-  .superRefine((entry, context) => {
-    const sizes: readonly string[] = entry.windowType === "period" ? PERIOD_WINDOWS : ROLLING_WINDOWS;
-    if (!sizes.includes(entry.windowSize))
-      context.addIssue({
-        code: "custom",
-        path: ["windowSize"],
-        message: `must be one of ${sizes.join(", ")} for a ${entry.windowType} window`,
-      });
-  });
-
 /** `{ field: true }` locks, `{ field: false }` unlocks; only lockable fields may be named. */
 const fieldOverrides = z
   .record(z.string(), z.boolean("must be true or false"))
@@ -130,7 +104,7 @@ const modelFields = {
   capabilities,
   enabled: z.boolean(),
   baseUrl: baseUrl.nullable(),
-  limits: z.array(modelLimit).max(50, "at most 50 limits"),
+  limits: z.array(budgetEntry).max(50, "at most 50 limits"),
 };
 
 export const createModelBody = z.strictObject({

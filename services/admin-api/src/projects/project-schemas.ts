@@ -1,6 +1,7 @@
 import { BUDGET_METRICS, PERIOD_WINDOWS, ROLLING_WINDOWS } from "@gw/config-store";
 import { z } from "zod";
 import { PROJECT_MEMBER_ROLES } from "../auth/permissions.js";
+import { budgetEntry, warnAt } from "../routes/budget-schemas.js";
 
 /**
  * Request bodies of `/api/projects`. The hot path reads budgets, routing and token limits leniently
@@ -58,28 +59,6 @@ const jsonObject = z.custom<Record<string, unknown>>(
   "must be an object",
 );
 
-const warnAt = z.number().gt(0, "must be > 0").max(100, "must be at most 100").optional();
-
-/** A project budget, the stored shape of docs/BUDGETS.md; `onExhausted` is always `block`. */
-const budget = z
-  .strictObject({
-    metric: z.enum(BUDGET_METRICS),
-    limit: z.number().min(0, "must be >= 0"),
-    windowType: z.enum(["period", "rolling"]),
-    windowSize: z.string(),
-    onExhausted: z.literal("block").default("block"),
-    warnAt,
-  })
-  .superRefine((entry, context) => {
-    const sizes: readonly string[] = entry.windowType === "period" ? PERIOD_WINDOWS : ROLLING_WINDOWS;
-    if (!sizes.includes(entry.windowSize))
-      context.addIssue({
-        code: "custom",
-        path: ["windowSize"],
-        message: `must be one of ${sizes.join(", ")} for a ${entry.windowType} window`,
-      });
-  });
-
 /** A token limit: one `window` names both type and size (period and rolling names never overlap). */
 const tokenLimit = z.strictObject({
   metric: z.enum(BUDGET_METRICS),
@@ -114,7 +93,7 @@ const projectFields = {
   defaultTimeoutMs: positiveInt.nullable(),
   models: distinct(id, 500),
   policies: distinct(z.enum(ROUTING_POLICIES), ROUTING_POLICIES.length),
-  budgets: z.array(budget).max(50, "at most 50 budgets"),
+  budgets: z.array(budgetEntry).max(50, "at most 50 budgets"),
   routing: routing.nullable(),
   guardrails: jsonObject.nullable(),
   pii: jsonObject.nullable(),
