@@ -17,6 +17,7 @@ import {
 } from "@gw/testing";
 import OpenAI from "openai";
 import { deleteBusNamespace, testBusNamespace } from "../support/bus-namespace.js";
+import { waitForReady } from "../support/distributed-gateway.js";
 import { startServiceProcess } from "../support/processes.js";
 import {
   checkChatCompletionRecorded,
@@ -92,6 +93,8 @@ describe("spine, distributed mode", {
     const url = `http://127.0.0.1:${httpPort}`;
     // Fails early, with every service's output, when one of them exits during startup.
     await waitForHealth(`${url}/health`, { timeoutMs: 60_000, children: processes });
+    // Ingress is live before routing and budget listen: wait until it can reach them.
+    await waitForReady(url, 60_000);
     target = {
       url,
       token: seeded.token,

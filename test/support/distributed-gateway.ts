@@ -123,7 +123,8 @@ export async function startDistributedGateway(
   };
 }
 
-async function waitForReady(url: string, timeoutMs: number): Promise<void> {
+/** Poll `/health/ready` until the ingress can reach routing and budget. */
+export async function waitForReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const status = await fetch(`${url}/health/ready`).then(
