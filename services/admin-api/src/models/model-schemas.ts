@@ -107,9 +107,8 @@ const modelFields = {
   limits: z.array(budgetEntry).max(50, "at most 50 limits"),
 };
 
-export const createModelBody = z.strictObject({
-  id: modelId,
-  provider: modelFields.provider,
+/** The fields create and update share, each optional. */
+const optionalModelFields = {
   apiKey: apiKey.nullable().optional(),
   upstreamModel: modelFields.upstreamModel.optional(),
   inputPrice: modelFields.inputPrice.optional(),
@@ -120,9 +119,15 @@ export const createModelBody = z.strictObject({
   contextWindow: modelFields.contextWindow.optional(),
   maxOutputTokens: modelFields.maxOutputTokens.optional(),
   capabilities: modelFields.capabilities.optional(),
-  enabled: modelFields.enabled.default(true),
   baseUrl: modelFields.baseUrl.optional(),
   limits: modelFields.limits.optional(),
+};
+
+export const createModelBody = z.strictObject({
+  id: modelId,
+  provider: modelFields.provider,
+  ...optionalModelFields,
+  enabled: modelFields.enabled.default(true),
   fieldOverrides: fieldOverrides.optional(),
 });
 export type CreateModelBody = z.infer<typeof createModelBody>;
@@ -130,19 +135,8 @@ export type CreateModelBody = z.infer<typeof createModelBody>;
 /** PUT: any field; `apiKey: null` removes the key, `fieldOverrides: null` unlocks every field. */
 export const updateModelBody = z.strictObject({
   provider: modelFields.provider.optional(),
-  apiKey: apiKey.nullable().optional(),
-  upstreamModel: modelFields.upstreamModel.optional(),
-  inputPrice: modelFields.inputPrice.optional(),
-  outputPrice: modelFields.outputPrice.optional(),
-  cachePrice: modelFields.cachePrice.optional(),
-  cacheWritePrice: modelFields.cacheWritePrice.optional(),
-  pricingTiers: modelFields.pricingTiers.optional(),
-  contextWindow: modelFields.contextWindow.optional(),
-  maxOutputTokens: modelFields.maxOutputTokens.optional(),
-  capabilities: modelFields.capabilities.optional(),
+  ...optionalModelFields,
   enabled: modelFields.enabled.optional(),
-  baseUrl: modelFields.baseUrl.optional(),
-  limits: modelFields.limits.optional(),
   fieldOverrides: fieldOverrides.nullable().optional(),
 });
 export type UpdateModelBody = z.infer<typeof updateModelBody>;
