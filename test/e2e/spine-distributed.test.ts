@@ -17,7 +17,6 @@ import {
 } from "@gw/testing";
 import OpenAI from "openai";
 import { deleteBusNamespace, testBusNamespace } from "../support/bus-namespace.js";
-import { waitForReady } from "../support/distributed-gateway.js";
 import { startServiceProcess } from "../support/processes.js";
 import {
   checkChatCompletionRecorded,
@@ -94,7 +93,7 @@ describe("spine, distributed mode", {
     // Fails early, with every service's output, when one of them exits during startup.
     await waitForHealth(`${url}/health`, { timeoutMs: 60_000, children: processes });
     // Ingress is live before routing and budget listen: wait until it can reach them.
-    await waitForReady(url, 60_000);
+    await waitForHealth(`${url}/health/ready`, { timeoutMs: 60_000, children: processes });
     target = {
       url,
       token: seeded.token,

@@ -101,7 +101,9 @@ export async function startDistributedGateway(
   );
   // Ingress is live before routing and budget listen (it refuses calls with 503 until they do):
   // wait until it is ready, so a suite's first request meets a whole gateway.
-  await Promise.all(urls.map((url) => waitForReady(url, 60_000)));
+  await Promise.all(
+    urls.map((url) => waitForHealth(`${url}/health/ready`, { timeoutMs: 60_000, children: processes })),
+  );
   await waitForHealth(`${adminApiUrl}/health`, { timeoutMs: 60_000, children: processes });
   return {
     url: urls[0]!,
@@ -121,21 +123,4 @@ export async function startDistributedGateway(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Poll `/health/ready` until the ingress can reach routing and budget. */
-export async function waitForReady(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const status = await fetch(`${url}/health/ready`).then(
-      async (response) => {
-        await response.arrayBuffer();
-        return response.status;
-      },
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }
