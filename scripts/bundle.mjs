@@ -17,6 +17,7 @@ const entries = {
   "usage-writer": "services/usage-writer/src/main.ts",
   audit: "services/audit/src/main.ts",
   "admin-api": "services/admin-api/src/main.ts",
+  "metrics-exporter": "services/metrics-exporter/src/main.ts",
 };
 
 const externalNpmPackages = {

@@ -64,6 +64,18 @@ const EXPECTED: Record<string, string> = {
   "GET /api/system/update-check": "token",
   "POST /api/system/update": "admin",
   "GET /api/audit": "audit:read",
+  "GET /api/integrations": "settings:write",
+  "POST /api/integrations": "settings:write",
+  "GET /api/integrations/{id}": "settings:write",
+  "PATCH /api/integrations/{id}": "settings:write",
+  "DELETE /api/integrations/{id}": "settings:write",
+  "POST /api/integrations/{id}/test": "settings:write",
+  // The Prometheus scrape: no access token; an enabled prometheus integration (and its authToken) guards it.
+  "GET /api/metrics": "public",
+  "GET /api/usage": "report:read",
+  "GET /api/usage/{id}": "report:read",
+  "GET /api/traces/{id}": "report:read",
+  "GET /api/end-users": "report:read",
 };
 
 interface Operation {
@@ -149,7 +161,11 @@ describe("management API permission matrix", () => {
       .filter(([, op]) => !op.requestBody)
       .map(([method, op]) => `${method} ${op.operationId}`);
     // Only calls whose body is optional or empty by design go without one.
-    assert.deepEqual(withoutBody.sort(), ["post post_api_catalog_refresh", "post post_api_system_update"]);
+    assert.deepEqual(withoutBody.sort(), [
+      "post post_api_catalog_refresh",
+      "post post_api_integrations_id_test",
+      "post post_api_system_update",
+    ]);
   });
 
   it("answers 401 without a token, 403 without the permission, and never 401/403 with it", async () => {

@@ -15,6 +15,11 @@ const CANARY = {
   newPassword: "canary-new-pw-0a9f",
   upstreamKey: "sk-canary-upstream-3d4c",
   rotatedKey: "sk-canary-rotated-8e21",
+  prometheusToken: "prom-canary-token-4f1a",
+  datadogKey: "dd-canary-key-9b3e",
+  webhookSecret: "whsec-canary-2c7d",
+  webhookHeader: "wh-canary-header-6e0b",
+  rotatedWebhookSecret: "whsec-canary-rotated-1d8f",
 };
 
 // Secrets never appear in responses, logs or audit entries: every secret the management API and
@@ -93,6 +98,44 @@ describe("secrets canary: responses, logs, audit", () => {
     keep(
       await api.put("/me", { currentPassword: CANARY.wrongPassword, newPassword: CANARY.newPassword }, admin),
     );
+    // Integrations: secrets in, masked nulls out; a failing test push and a refused scrape are logged.
+    const prometheus = keep(
+      await api.post<{ id: string }>(
+        "/integrations",
+        { type: "prometheus", authToken: CANARY.prometheusToken },
+        admin,
+      ),
+    );
+    keep(await api.post("/integrations", { type: "datadog", apiKey: CANARY.datadogKey }, admin));
+    const hook = keep(
+      await api.post<{ id: string }>(
+        "/integrations",
+        {
+          type: "webhook",
+          url: "http://127.0.0.1:1/hook",
+          secret: CANARY.webhookSecret,
+          headers: { "X-Api-Key": CANARY.webhookHeader },
+        },
+        admin,
+      ),
+    );
+    keep(
+      await api.call("PATCH", `/integrations/${hook.body.id}`, {
+        token: admin,
+        body: { secret: CANARY.rotatedWebhookSecret, headers: { "X-Api-Key": null } },
+      }),
+    );
+    keep(
+      await api.call("PATCH", `/integrations/${hook.body.id}`, { token: admin, body: { type: "datadog" } }),
+    );
+    keep(await api.post(`/integrations/${hook.body.id}/test`, undefined, admin));
+    keep(await api.post(`/integrations/${prometheus.body.id}/test`, undefined, admin));
+    keep(await api.get("/integrations", admin));
+    const scrape = await fetch(`${handle.url}/api/metrics`, {
+      headers: { authorization: `Bearer ${CANARY.prometheusToken}x` },
+    });
+    assert.equal(scrape.status, 401);
+    answers.push(await scrape.text());
     // The proxy with the project token: the upstream gets the model's key, the logs never do.
     const chat = await fetch(`${handle.url}/v1/chat/completions`, {
       method: "POST",
@@ -112,7 +155,10 @@ describe("secrets canary: responses, logs, audit", () => {
     const audit = await waitFor(
       async () => {
         const rows = await handle.db.prisma.auditEntry.findMany();
-        return rows.some((r) => r.action === "profile:update") ? rows : undefined;
+        const done = ["profile:update", "integration:test"].every((action) =>
+          rows.some((r) => r.action === action),
+        );
+        return done ? rows : undefined;
       },
       { what: "audit rows" },
     );

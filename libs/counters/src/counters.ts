@@ -120,6 +120,28 @@ export interface SettleResult {
   values: number[];
 }
 
+/**
+ * The marker of a `hashAddOnce`: the call happens at most once per (key, field) while the marker
+ * hash lives. `ttlMs` (a positive integer) is set on the marker key when the marker is added.
+ */
+export interface HashMarker {
+  key: string;
+  /** Non-empty; e.g. the id of the event being counted. */
+  field: string;
+  ttlMs: number;
+}
+
+/** One hash field to increment (HINCRBY); the hash is a plain hash of integer fields. */
+export interface HashAddEntry {
+  key: string;
+  /** Non-empty. */
+  field: string;
+  /** Safe integer, may be negative or 0 (0 still creates the field). */
+  amount: number;
+  /** Expire the key this long after this change, ms (a positive integer); absent = keep its expiry. */
+  ttlMs?: number;
+}
+
 export interface CounterStore {
   readonly kind: "redis" | "memory";
   /**
@@ -162,6 +184,22 @@ export interface CounterStore {
    * given back to it) rather than failing the call, so one damaged key cannot stall expiry.
    */
   expireHolds(nowMs: number, max: number): Promise<string[]>;
+  /**
+   * Count something once: atomically, if `marker.field` is absent from the hash `marker.key`, set it
+   * (HSETNX), increment every entry's hash field by its amount (entries apply in order), set the
+   * TTLs given (the marker key gets `marker.ttlMs`) and return true; otherwise change nothing and
+   * return false. Replicas racing on one marker: exactly one returns true. A hash field holding a
+   * non-integer throws a TypeError, a result outside the safe integer range a RangeError, a key of
+   * another kind (a plain counter or string) a TypeError; in all three cases nothing changes. An
+   * empty entry list only sets the marker. For `CounterStoreUnavailableError` the outcome is
+   * unknown, but a retry is safe: it answers false if the first call went through.
+   */
+  hashAddOnce(marker: HashMarker, entries: HashAddEntry[]): Promise<boolean>;
+  /**
+   * Every field of an integer hash (written by `hashAddOnce`), as numbers; `{}` when the key is
+   * absent. A non-integer field or a key of another kind throws a TypeError.
+   */
+  hashGetAll(key: string): Promise<Record<string, number>>;
   /** Set a string value with a TTL in ms, a positive integer (cooldowns, circuit state). */
   setValue(key: string, value: string, ttlMs: number): Promise<void>;
   /** The string value, or null when absent or expired. */

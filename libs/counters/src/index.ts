@@ -2,6 +2,8 @@ export type {
   AddEntry,
   ClockOptions,
   CounterStore,
+  HashAddEntry,
+  HashMarker,
   Hold,
   HoldEntry,
   HoldResult,

@@ -3,6 +3,8 @@ import {
   type ClockOptions,
   type CounterStore,
   CounterStoreUnavailableError,
+  type HashAddEntry,
+  type HashMarker,
   type Hold,
   type HoldResult,
   type ReadEntry,
@@ -10,12 +12,14 @@ import {
   type ReserveResult,
   type SettleResult,
 } from "./counters.js";
+import { hashAddOnce, hashGetAll } from "./memory-hashes.js";
 import { counterEntry, createHoldBook } from "./memory-holds.js";
 import { createKeyspace, readEntries, reserveEntries, valuesOf } from "./memory-keyspace.js";
 import {
   actualEntries,
   assertAddEntries,
   assertExpireArguments,
+  assertHashAddOnce,
   assertHold,
   assertKey,
   assertKeys,
@@ -128,6 +132,18 @@ export function createMemoryCounterStore(options: MemoryCounterStoreOptions = {}
       assertExpireArguments(nowMs, max, "expireHolds");
       assertOpen();
       return holds.expireHolds(nowMs, max, now());
+    },
+
+    async hashAddOnce(marker: HashMarker, entries: HashAddEntry[]): Promise<boolean> {
+      assertHashAddOnce(marker, entries, "hashAddOnce");
+      assertOpen();
+      return hashAddOnce(keyspace, marker, entries, now());
+    },
+
+    async hashGetAll(key: string): Promise<Record<string, number>> {
+      assertKey(key, "hashGetAll");
+      assertOpen();
+      return hashGetAll(keyspace, key, now());
     },
 
     async setValue(key: string, value: string, ttlMs: number): Promise<void> {

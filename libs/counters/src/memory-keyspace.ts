@@ -120,11 +120,31 @@ export function createKeyspace() {
     if (slot) slot.expiresAt = at + ttlMs;
   }
 
+  /** The hash at key (fields as stored), null when missing, "WRONG_KIND" when it is a string. */
+  function readHash(key: string, at: number): ReadonlyMap<string, string> | null | "WRONG_KIND" {
+    const slot = live(key, at);
+    if (!slot) return null;
+    return slot.kind === "hash" ? slot.fields : "WRONG_KIND";
+  }
+
+  /** HSET of one field (HSETNX and HINCRBY once checked); creates the hash without expiry. */
+  function setHashField(key: string, field: string, value: string, at: number): void {
+    const slot = live(key, at);
+    const hash =
+      slot?.kind === "hash"
+        ? slot
+        : { kind: "hash" as const, fields: new Map<string, string>(), expiresAt: null };
+    hash.fields.set(field, value);
+    slots.set(key, hash);
+  }
+
   return {
     live,
     readKey,
     writeKey,
     pexpire,
+    readHash,
+    setHashField,
     /** SET key value PX ttlMs: replaces a key of either kind. */
     setString(key: string, value: string, expiresAt: number): void {
       slots.set(key, { kind: "string", value, expiresAt });

@@ -4,6 +4,8 @@ import {
   type ClockOptions,
   type CounterStore,
   CounterStoreUnavailableError,
+  type HashAddEntry,
+  type HashMarker,
   type Hold,
   type HoldResult,
   type ReadEntry,
@@ -12,6 +14,7 @@ import {
   type SettleResult,
 } from "./counters.js";
 import type { CountersLogger } from "./logger.js";
+import { HASH_ADD_ONCE_LUA, HASH_GET_ALL_LUA } from "./lua-hash-scripts.js";
 import {
   EXPIRE_HOLDS_LUA,
   holdRecordKey,
@@ -27,11 +30,19 @@ import {
   watchConnection,
   withDeadline,
 } from "./redis-connection.js";
-import { entryArgs, numbers, reserveReply, type ScriptedRedis } from "./redis-scripts.js";
+import {
+  entryArgs,
+  hashEntryArgs,
+  hashFromFlat,
+  numbers,
+  reserveReply,
+  type ScriptedRedis,
+} from "./redis-scripts.js";
 import {
   actualEntries,
   assertAddEntries,
   assertExpireArguments,
+  assertHashAddOnce,
   assertHold,
   assertKey,
   assertKeys,
@@ -89,6 +100,8 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
   client.defineCommand("countersReserveHold", { lua: RESERVE_HOLD_LUA });
   client.defineCommand("countersSettleHold", { lua: SETTLE_HOLD_LUA });
   client.defineCommand("countersExpireHolds", { lua: EXPIRE_HOLDS_LUA });
+  client.defineCommand("countersHashAddOnce", { lua: HASH_ADD_ONCE_LUA });
+  client.defineCommand("countersHashGetAll", { lua: HASH_GET_ALL_LUA });
   const connection = watchConnection(client, target, options.logger);
   let closed = false;
 
@@ -195,6 +208,24 @@ export function createRedisCounterStore(options: RedisCounterStoreOptions): Coun
     async expireHolds(nowMs: number, max: number): Promise<string[]> {
       assertExpireArguments(nowMs, max, "expireHolds");
       return run([], () => client.countersExpireHolds(1, PENDING_HOLDS_KEY, String(nowMs), String(max)));
+    },
+
+    async hashAddOnce(marker: HashMarker, entries: HashAddEntry[]): Promise<boolean> {
+      assertHashAddOnce(marker, entries, "hashAddOnce");
+      const keys = [marker.key, ...entries.map((entry) => entry.key)];
+      const args = [
+        String(Date.now()),
+        marker.field,
+        String(marker.ttlMs),
+        ...entries.flatMap(hashEntryArgs),
+      ];
+      const reply = await run(keys, () => client.countersHashAddOnce(keys.length, ...keys, ...args));
+      return reply === 1;
+    },
+
+    async hashGetAll(key: string): Promise<Record<string, number>> {
+      assertKey(key, "hashGetAll");
+      return hashFromFlat(await run([key], () => client.countersHashGetAll(1, key, String(Date.now()))));
     },
 
     async setValue(key: string, value: string, ttlMs: number): Promise<void> {

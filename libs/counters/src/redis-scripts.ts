@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { HoldEntry, ReadEntry, ReserveResult } from "./counters.js";
+import type { HashAddEntry, HoldEntry, ReadEntry, ReserveResult } from "./counters.js";
 
 /** How the Redis store talks to its scripts: argument encoding and reply decoding. */
 
@@ -17,6 +17,8 @@ export interface ScriptedRedis extends Redis {
   countersReserveHold(numKeys: number, ...keysAndArgs: string[]): Promise<ScriptReply>;
   countersSettleHold(numKeys: number, ...keysAndArgs: string[]): Promise<ScriptReply>;
   countersExpireHolds(numKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
+  countersHashAddOnce(numKeys: number, ...keysAndArgs: string[]): Promise<number>;
+  countersHashGetAll(numKeys: number, ...keysAndArgs: string[]): Promise<string[]>;
 }
 
 /** An entry as the scripts take it: ENTRY_STRIDE strings (see lua-scripts.ts). */
@@ -37,4 +39,16 @@ export const numbers = (values: (number | string)[]): number[] => values.map(Num
 export function reserveReply(reply: ScriptReply): ReserveResult {
   if (reply[0] === 1) return { ok: true, values: numbers(reply.slice(1)) };
   return { ok: false, failedIndex: Number(reply[1]), values: numbers(reply.slice(2)) };
+}
+
+/** A hashAddOnce entry as the script takes it: HASH_ENTRY_STRIDE strings (see lua-hash-scripts.ts). */
+export function hashEntryArgs(entry: HashAddEntry): string[] {
+  return [entry.field, String(entry.amount), entry.ttlMs === undefined ? "" : String(entry.ttlMs)];
+}
+
+/** HGETALL's flat reply as an object of numbers (the script checked every value is an integer). */
+export function hashFromFlat(flat: string[]): Record<string, number> {
+  const hash: Record<string, number> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) hash[flat[i]!] = Number(flat[i + 1]);
+  return hash;
 }

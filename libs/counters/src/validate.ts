@@ -1,4 +1,13 @@
-import type { AddEntry, ClockOptions, Hold, ReadEntry, ReserveEntry, SlidingWindow } from "./counters.js";
+import type {
+  AddEntry,
+  ClockOptions,
+  HashAddEntry,
+  HashMarker,
+  Hold,
+  ReadEntry,
+  ReserveEntry,
+  SlidingWindow,
+} from "./counters.js";
 
 /**
  * Argument checks and value parsing shared by both stores, so that both reject the same inputs with
@@ -106,6 +115,32 @@ function assertNonNegativeInteger(value: unknown, what: string): asserts value i
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
     throw new TypeError(`${what} must be a non-negative safe integer, got ${String(value)}`);
   }
+}
+
+function assertField(field: unknown, what: string): asserts field is string {
+  if (typeof field !== "string" || field.length === 0) {
+    throw new TypeError(`${what} must be a non-empty string`);
+  }
+}
+
+/** hashAddOnce's arguments: a marker with a TTL, entries with integer amounts and optional TTLs. */
+export function assertHashAddOnce(marker: HashMarker, entries: HashAddEntry[], where: string): void {
+  if (typeof marker !== "object" || marker === null)
+    throw new TypeError(`${where}: marker must be an object`);
+  assertKey(marker.key, `${where} marker`);
+  assertField(marker.field, `${where} marker.field`);
+  assertTtlMs(marker.ttlMs, `${where} marker.ttlMs`);
+  if (!Array.isArray(entries)) throw new TypeError(`${where}: entries must be an array`);
+  entries.forEach((entry, index) => {
+    assertKey(entry?.key, `${where}[${index}]`);
+    assertField(entry.field, `${where}[${index}].field`);
+    assertSafeInteger(entry.amount, `${where}[${index}].amount`);
+    if (entry.ttlMs !== undefined) assertTtlMs(entry.ttlMs, `${where}[${index}].ttlMs`);
+    // The marker is a flag, not a counter: incrementing it in the same call has no clear meaning.
+    if (entry.key === marker.key && entry.field === marker.field) {
+      throw new TypeError(`${where}[${index}]: an entry cannot name the marker's own field`);
+    }
+  });
 }
 
 export function assertHold(hold: Hold, nowMs: number, where: string): void {

@@ -21,11 +21,8 @@ describe("command deadline and event-loop stalls", () => {
   it("does not refuse a reply Redis sent in time while this process was blocked past the deadline", {
     skip: process.env.REDIS_URL ? false : "needs REDIS_URL",
   }, async () => {
-    const store = createRedisCounterStore({
-      url: process.env.REDIS_URL!,
-      keyPrefix: `stall-${randomUUID().slice(0, 8)}:`,
-      commandTimeoutMs: 50,
-    });
+    const keyPrefix = `stall-${randomUUID().slice(0, 8)}:`;
+    const store = createRedisCounterStore({ url: process.env.REDIS_URL!, keyPrefix, commandTimeoutMs: 50 });
     try {
       await store.ping();
       const pending = store.reserve([{ key: "k", amount: 1, limit: 10, ttlMs: 10_000 }]);
@@ -35,6 +32,26 @@ describe("command deadline and event-loop stalls", () => {
       const until = Date.now() + 300;
       while (Date.now() < until) {}
       assert.deepEqual(await pending, { ok: true, values: [1] });
+      // The hash operations share the same deadline.
+      const once = store.hashAddOnce({ key: "seen", field: "r", ttlMs: 10_000 }, [
+        { key: "h", field: "f", amount: 1, ttlMs: 10_000 },
+      ]);
+      await new Promise((resolve) => setImmediate(resolve));
+      const until2 = Date.now() + 300;
+      while (Date.now() < until2) {}
+      assert.equal(await once, true);
+      // Cleanup with a patient store: this one's 50 ms deadline is meant for the stall above only.
+      const patient = createRedisCounterStore({
+        url: process.env.REDIS_URL!,
+        keyPrefix,
+        commandTimeoutMs: 2000,
+      });
+      try {
+        assert.deepEqual(await patient.hashGetAll("h"), { f: 1 });
+        await patient.delete(["k", "seen", "h"]);
+      } finally {
+        await patient.close();
+      }
     } finally {
       await store.close();
     }

@@ -7,3 +7,10 @@ export {
   randomBase62,
   tokenDisplayPrefix,
 } from "./tokens.js";
+export {
+  assertFetchableUrl,
+  guardedLookup,
+  isMetadataAddress,
+  metadataUrlsAllowed,
+  UrlRefusedError,
+} from "./url-guard.js";

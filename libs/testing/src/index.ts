@@ -13,6 +13,7 @@ export { type StreamFrame, sendJson, sendStream, sse } from "./fake-stream.js";
 export { chatMessagesText, countFakeTokens } from "./fake-tokens.js";
 export { type FakeUpstream, fakeBaseUrl, kindOf, startFakeUpstream } from "./fake-upstream.js";
 export { geminiError, summarizeGemini } from "./gemini-wire.js";
+export * from "./metric-receivers/index.js";
 export { ollamaError, summarizeOllama } from "./ollama-wire.js";
 export { openAiError, summarizeOpenAiChat } from "./openai-chat-wire.js";
 export { type Child, freePort, spawnNode, waitForHealth } from "./processes.js";

@@ -11,7 +11,8 @@ export type ConfigEntity =
   | "spend_group"
   | "settings"
   | "role"
-  | "user";
+  | "user"
+  | "integration";
 
 /**
  * Every configuration change goes on the bus (`config.changed`, through the outbox) so the caches

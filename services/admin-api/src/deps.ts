@@ -24,6 +24,11 @@ export interface AdminDeps {
    * shared config cache at once (other processes learn it from the bus).
    */
   onConfigChanged?: (entity: string) => void;
+  /**
+   * Prefix of the shared metric state keys (@gw/metrics `metricKeyPrefix(BUS_NAMESPACE)`), so
+   * GET /api/metrics and test pushes read what the exporter counts. None in standalone.
+   */
+  metricsKeyPrefix?: string;
   version: string;
   now?: () => number;
 }

@@ -6,13 +6,16 @@ import { installIdempotency } from "./idempotency.js";
 import { collectRoutes, registerOpenApi } from "./openapi.js";
 import { registerAuthRoutes } from "./routes/auth.js";
 import { registerCatalogRoutes } from "./routes/catalog.js";
+import { registerIntegrationRoutes } from "./routes/integrations.js";
 import { registerMeRoutes } from "./routes/me.js";
+import { registerMetricsRoutes } from "./routes/metrics.js";
 import { registerModelRoutes } from "./routes/models.js";
 import { registerProjectRoutes } from "./routes/projects.js";
 import { registerRoleRoutes } from "./routes/roles.js";
 import { registerSettingsRoutes } from "./routes/settings.js";
 import { registerSetupRoutes } from "./routes/setup.js";
 import { registerSpendGroupRoutes } from "./routes/spend-groups.js";
+import { registerUsageRoutes } from "./routes/usage.js";
 import { registerUserRoutes } from "./routes/users.js";
 
 /**
@@ -38,6 +41,9 @@ export function registerAdminApi(app: FastifyInstance, deps: AdminDeps): void {
       registerSpendGroupRoutes(api, deps);
       registerSettingsRoutes(api, deps);
       registerCatalogRoutes(api, deps);
+      registerIntegrationRoutes(api, deps);
+      registerMetricsRoutes(api, deps);
+      registerUsageRoutes(api, deps);
       registerOpenApi(api, routes, deps.version);
       api.setNotFoundHandler({}, async (request) => {
         throw AdminErrors.notFound(`${request.method} ${request.url.split("?")[0]}`);

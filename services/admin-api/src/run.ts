@@ -5,6 +5,7 @@ import { requireDistributedUrls } from "@gw/config";
 import { createCounterStore } from "@gw/counters";
 import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { metricKeyPrefix } from "@gw/metrics";
 import { BudgetServiceService } from "@gw/proto";
 import { createGrpcClient } from "@gw/rpc";
 import { parseSecretKey } from "@gw/security";
@@ -62,6 +63,7 @@ export async function startAdminApi(config: AdminApiConfig, { logger, shutdown, 
     counters,
     outbox,
     budget: budget.client,
+    metricsKeyPrefix: metricKeyPrefix(config.BUS_NAMESPACE),
     version,
   });
   const address = await app.listen({ host: config.ADMIN_API_HOST, port: config.ADMIN_API_PORT });

@@ -1,5 +1,6 @@
 import { BudgetEnv, loadConfig } from "@gw/config";
 import { IngressConfig } from "@gw/service-ingress";
+import { MetricsPushEnv } from "@gw/service-metrics-exporter";
 import type { z } from "zod";
 
 /**
@@ -7,7 +8,7 @@ import type { z } from "zod";
  * Each of DATABASE_URL, REDIS_URL, NATS_URL picks the real server when set; unset means the
  * embedded adapter with data in SERVICE_DATA_DIR.
  */
-export const StandaloneConfig = IngressConfig.extend(BudgetEnv.shape);
+export const StandaloneConfig = IngressConfig.extend(BudgetEnv.shape).extend(MetricsPushEnv.shape);
 export type StandaloneConfig = z.infer<typeof StandaloneConfig>;
 
 export function readStandaloneConfig(

@@ -4,12 +4,14 @@ import type { Bus } from "@gw/bus";
 import { applyRuntimeLogLevel, createConfigStore } from "@gw/config-store";
 import type { Database } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { metricKeyPrefix } from "@gw/metrics";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { inProcessClient } from "@gw/rpc";
 import { deriveJwtKey, registerAdminApi } from "@gw/service-admin-api";
 import { startAuditWriter } from "@gw/service-audit";
 import { BUDGET_THROTTLED_EVENTS, createBudgetHandlers, startExpirySweeper } from "@gw/service-budget";
 import { createOutbox, createUpstreamDispatcher, ingressDeps, serveIngress } from "@gw/service-ingress";
+import { startMetricsConsumer, startPushScheduler } from "@gw/service-metrics-exporter";
 import {
   createHealthStore,
   createLlmCaller,
@@ -82,6 +84,19 @@ export async function startStandalone(
   );
   const usageWriter = await startUsageWriter({ bus, prisma: db.prisma, logger });
   const auditWriter = await startAuditWriter({ bus, prisma: db.prisma });
+  // The metrics exporter's consumer and push scheduler, in-process (own durable on the usage
+  // stream); the Prometheus pull endpoint is admin-api's GET /api/metrics on this port.
+  const metricsKeyPrefix = metricKeyPrefix(config.BUS_NAMESPACE);
+  const metricsConsumer = await startMetricsConsumer({ bus, counters, logger, keyPrefix: metricsKeyPrefix });
+  const pushScheduler = startPushScheduler({
+    prisma: db.prisma,
+    counters,
+    secretKey,
+    logger,
+    intervalMs: config.METRICS_PUSH_INTERVAL_MS,
+    keyPrefix: metricsKeyPrefix,
+    allowMetadataUrls: config.SERVICE_ALLOW_METADATA_URLS,
+  });
   const { url } = await serveIngress(
     ingressDeps(config, {
       logger,
@@ -102,6 +117,7 @@ export async function startStandalone(
           counters,
           outbox,
           budget,
+          metricsKeyPrefix,
           onConfigChanged: (entity) => {
             configStore.invalidate();
             if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
@@ -111,9 +127,11 @@ export async function startStandalone(
     }),
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
+  shutdown.register("push-scheduler", () => pushScheduler.stop());
   shutdown.register("consumers", async () => {
     await usageWriter.stop();
     await auditWriter.stop();
+    await metricsConsumer.stop();
   });
   shutdown.register("sweeper", async () => sweeper.stop());
   shutdown.register("bus", () => bus.close());

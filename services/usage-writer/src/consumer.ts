@@ -4,16 +4,19 @@ import type { Logger } from "@gw/logger";
 import { UsageRecord } from "@gw/proto";
 import { withExtractedContext } from "@gw/telemetry";
 import { GroupCommit } from "./group-commit.js";
+import { storeUsageRows } from "./store-rows.js";
 import { toUsageRow } from "./to-row.js";
 
 export const USAGE_WRITER_DURABLE = "usage-writer";
 
 /**
- * Stores usage records idempotently: insert, and a record already stored (a redelivery or a
- * replayed outbox publish) is skipped by `skipDuplicates` (ON CONFLICT DO NOTHING). Rows arriving
- * together share one insert (group commit). The message is acked only after its row is committed;
- * a failed insert throws, so the bus redelivers it and, after its max deliveries, parks it on the
- * dead-letter subject instead of dropping it.
+ * Stores usage records idempotently through `storeUsageRows`: one transaction inserts the rows (a
+ * record already stored, a redelivery or a replayed outbox publish, is skipped by ON CONFLICT DO
+ * NOTHING) and adds only the rows it inserted to the hour/day rollups and end users, so a
+ * redelivery changes nothing. Rows arriving together share one transaction (group commit). The
+ * message is acked only after its row is committed; a failed transaction throws, so the bus
+ * redelivers it and, after its max deliveries, parks it on the dead-letter subject instead of
+ * dropping it.
  */
 export async function startUsageWriter(deps: {
   bus: Bus;
@@ -23,7 +26,7 @@ export async function startUsageWriter(deps: {
 }): Promise<Subscription> {
   const rows = new GroupCommit<Prisma.UsageRecordCreateManyInput>({
     insert: async (data) => {
-      await deps.prisma.usageRecord.createMany({ data, skipDuplicates: true });
+      await storeUsageRows(deps.prisma, data);
     },
     onBatchFailure: (error, size) =>
       deps.logger.warn({ err: error, size }, "usage batch failed; retrying its rows one by one"),

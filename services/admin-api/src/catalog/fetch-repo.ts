@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { assertFetchableUrl, guardedLookup, UrlRefusedError } from "@gw/security";
 import { type CatalogFile, catalogFileSchema, describeFormatError } from "./format.js";
-import { assertFetchableUrl, guardedLookup, UrlRefusedError } from "./url-guard.js";
 
 /** Whole-repository budget: both attempts (channel file, then catalog.json) share it. */
 export const FETCH_TIMEOUT_MS = 10_000;

@@ -81,6 +81,14 @@ function tracked(store: CounterStore, touched: Set<string>) {
       note("expireHolds", []);
       return store.expireHolds(nowMs, max);
     },
+    hashAddOnce: (marker, entries) => {
+      note("hashAddOnce", [marker.key, ...entries.map((entry) => entry.key)]);
+      return store.hashAddOnce(marker, entries);
+    },
+    hashGetAll: (key) => {
+      note("hashGetAll", []);
+      return store.hashGetAll(key);
+    },
     ping: () => store.ping(),
     close: () => store.close(),
   };

@@ -29,12 +29,14 @@ export function isMetadataAddress(address: string): boolean {
 /**
  * Checks a URL before a request: http or https only, and no literal metadata address (a literal
  * IP skips DNS, so `guardedLookup` would never see it). Throws UrlRefusedError with the reason.
+ * `allowMetadata` lets a caller that reads its own configuration (e.g. a service's config flag)
+ * decide; without it the environment variable decides.
  */
-export function assertFetchableUrl(url: URL): void {
+export function assertFetchableUrl(url: URL, allowMetadata: boolean = metadataUrlsAllowed()): void {
   if (url.protocol !== "http:" && url.protocol !== "https:")
     throw new UrlRefusedError(`only http and https URLs are fetched, not ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (!metadataUrlsAllowed() && isMetadataAddress(host))
+  if (!allowMetadata && isMetadataAddress(host))
     throw new UrlRefusedError("refused: the address is link-local or a cloud metadata endpoint");
 }
 
