@@ -1,4 +1,5 @@
 import type { Prisma } from "@gw/db";
+import { seededRandom } from "@gw/testing";
 
 /**
  * Deterministic, realistic usage records for the /api/usage benchmark: a month of traffic over
@@ -32,18 +33,6 @@ export const SEED_PROJECTS = Array.from({ length: PROJECTS }, (_, i) => ({
   weight: 1 / (i + 1) ** 0.8,
 }));
 
-/** mulberry32: a small seeded PRNG, so every run seeds the same month. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 function weighted<T extends { weight: number }>(items: readonly T[], random: () => number): T {
   const total = items.reduce((sum, item) => sum + item.weight, 0);
   let pick = random() * total;
@@ -72,7 +61,7 @@ export function* usageRecords(
   days: number,
   seed = 7,
 ): Generator<Prisma.UsageRecordCreateManyInput> {
-  const random = prng(seed);
+  const random = seededRandom(seed);
   const spanMs = days * 86_400_000;
   for (let i = 0; i < count; i++) {
     // Evenly spaced slots, each nudged by the daily rhythm: an hour-of-day weight of 1..3.

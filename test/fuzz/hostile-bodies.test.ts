@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { readStandaloneConfig, seedProject, startStandalone } from "@gw/service-standalone";
-import { type FakeUpstream, startFakeUpstream } from "@gw/testing";
+import { type FakeUpstream, seededRandom, startFakeUpstream } from "@gw/testing";
 import { testServiceContext } from "../support/silent-context.js";
 
 /**
@@ -149,17 +149,6 @@ describe("hostile request bodies", () => {
     assert.equal((await fetch(`${url}/health`)).status, 200);
   });
 });
-
-/** Mulberry32: a small deterministic PRNG, so a failing mutation can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTILE_VALUES: unknown[] = [
   null,

@@ -17,5 +17,6 @@ export * from "./metric-receivers/index.js";
 export { ollamaError, summarizeOllama } from "./ollama-wire.js";
 export { openAiError, summarizeOpenAiChat } from "./openai-chat-wire.js";
 export { type Child, freePort, spawnNode, waitForHealth } from "./processes.js";
+export { seededRandom } from "./seeded-random.js";
 export { waitFor } from "./wait-for.js";
 export { parseNdjson, parseSse, type SseEvent } from "./wire-parse.js";

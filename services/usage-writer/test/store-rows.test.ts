@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Prisma } from "@gw/db";
 import { latencyBucket } from "@gw/metrics";
+import { seededRandom } from "@gw/testing";
 import { INSERTED_COLUMNS } from "../src/records-sql.js";
 import { storeUsageRows } from "../src/store-rows.js";
 import { assertAggregatesExact, snapshot } from "./aggregates.js";
@@ -232,7 +233,7 @@ const CALL_TYPES = ["completion", "completion", "routing", "guardrail"];
 function mixedRows(count: number, options: { days?: number; users?: number } = {}): Row[] {
   const days = options.days ?? 40;
   const users = options.users ?? 25;
-  const random = seeded(count * 31 + days);
+  const random = seededRandom(count * 31 + days);
   const start = Date.parse("2026-10-30T22:00:00.000Z");
   return Array.from({ length: count }, (_, i) => {
     const modelId = MODELS[Math.floor(random() * MODELS.length)]!;
@@ -257,16 +258,8 @@ function mixedRows(count: number, options: { days?: number; users?: number } = {
   });
 }
 
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
 function shuffle<T>(list: readonly T[], seed: number): T[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const copy = [...list];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

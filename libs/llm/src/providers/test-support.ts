@@ -1,20 +1,11 @@
 import assert from "node:assert/strict";
+import { seededRandom } from "@gw/testing";
 import type { CanonicalRequest, CanonicalStreamEvent } from "../canonical/types.js";
 import type { ProviderAdapter, StreamDecoder, UpstreamTarget } from "./types.js";
 
 /** Shared fixtures of the provider adapter tests (not used at run time). */
 
-/** A small seeded PRNG (mulberry32): chunk boundaries differ per seed but every run is repeatable. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 /** Feeds `text` to a decoder in random pieces of 1..maxChunk characters, then ends it. */
 export function feedInChunks<T>(

@@ -7,7 +7,14 @@ export {
   metricKeys,
   SEEN_TTL_MS,
 } from "./keys.js";
-export { bearerTokenMatches, type PullAccess, prometheusPullAccess } from "./pull-access.js";
+export {
+  answerPrometheusPull,
+  bearerTokenMatches,
+  type PullAccess,
+  type PullAnswer,
+  type PullDeps,
+  prometheusPullAccess,
+} from "./pull-access.js";
 export {
   minSpacing,
   type PushIntegrationDeps,

@@ -1,6 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { CounterStore } from "@gw/counters";
 import type { PrismaClient } from "@gw/db";
+import type { Logger } from "@gw/logger";
+import { PROMETHEUS_CONTENT_TYPE, renderPrometheusText } from "../formats/prometheus-text.js";
 import { type OnInvalidIntegration, resolveIntegration } from "../integration-store.js";
+import { readMetricSnapshot } from "./read-snapshot.js";
 
 /**
  * Who may scrape the Prometheus pull endpoints (the exporter's GET /metrics and admin-api's
@@ -39,4 +43,74 @@ export function bearerTokenMatches(header: string | undefined, tokens: readonly 
   let found = false;
   for (const token of tokens) if (timingSafeEqual(given, digest(token))) found = true;
   return found;
+}
+
+/** What a Prometheus pull endpoint answers: the text, or a refusal in the error envelope. */
+export type PullAnswer =
+  | { status: 200; contentType: string; text: string }
+  | {
+      status: 401 | 404 | 503;
+      error: { message: string; type: string; code: string };
+      headers: Record<string, string>;
+    };
+
+export interface PullDeps {
+  prisma: PrismaClient;
+  counters: CounterStore;
+  secretKey: Buffer;
+  log: Pick<Logger, "warn" | "error">;
+  keyPrefix?: string | undefined;
+  now?: (() => number) | undefined;
+}
+
+/**
+ * One scrape, for both pull endpoints: 404 when no prometheus integration is enabled (nothing asked
+ * for one, and the message says what to create), 401 without a matching token, 503 when the
+ * counter store or database cannot be read (the scraper's target goes down, it is not its fault),
+ * else the text exposition of the shared snapshot (every replica renders the same text).
+ */
+export async function answerPrometheusPull(
+  deps: PullDeps,
+  authorization: string | undefined,
+): Promise<PullAnswer> {
+  const refuse = (status: 401 | 404 | 503, type: string, code: string, message: string): PullAnswer => ({
+    status,
+    error: { message, type, code },
+    headers:
+      status === 401 ? { "www-authenticate": 'Bearer realm="metrics"' } : ({} as Record<string, string>),
+  });
+  try {
+    const access = await prometheusPullAccess(deps.prisma, deps.secretKey, (invalid) =>
+      deps.log.warn({ integrationId: invalid.id, reason: invalid.reason }, "prometheus integration skipped"),
+    );
+    if (access.kind === "none")
+      return refuse(
+        404,
+        "not_found",
+        "metrics_disabled",
+        "No enabled prometheus integration: create one (POST /api/integrations, type prometheus) to serve metrics here.",
+      );
+    if (access.kind === "token" && !bearerTokenMatches(authorization, access.tokens))
+      return refuse(
+        401,
+        "authentication_error",
+        "unauthenticated",
+        "Send the prometheus integration's authToken as Authorization: Bearer <authToken>.",
+      );
+    const snapshot = await readMetricSnapshot({
+      counters: deps.counters,
+      prisma: deps.prisma,
+      ...(deps.keyPrefix ? { keyPrefix: deps.keyPrefix } : {}),
+      ...(deps.now ? { now: deps.now } : {}),
+    });
+    return { status: 200, contentType: PROMETHEUS_CONTENT_TYPE, text: await renderPrometheusText(snapshot) };
+  } catch (error) {
+    deps.log.error({ err: error }, "metrics snapshot failed");
+    return refuse(
+      503,
+      "unavailable",
+      "metrics_unavailable",
+      "The metrics cannot be read right now; it is logged.",
+    );
+  }
 }

@@ -10,6 +10,7 @@ import { createDatabase, type Database, type Prisma } from "@gw/db";
 import { createTestDatabaseUrl } from "@gw/db/testing";
 import { histogramPercentile, type LatencyHistogram, latencyBucket } from "@gw/metrics";
 import { storeUsageRows } from "@gw/service-usage-writer";
+import { seededRandom } from "@gw/testing";
 import type { UsageFilters } from "./filters.js";
 import { usd } from "./merge.js";
 import { planSegments } from "./plan.js";
@@ -26,17 +27,6 @@ const CALL_TYPES = ["completion", "completion", "completion", "routing", "guardr
 const OUTCOMES = ["success", "success", "success", "error", "budget_exceeded", "timeout", "blocked"];
 const START = Date.UTC(2028, 1, 26, 7, 13); // across the leap day 2028-02-29
 const SPAN = 6 * 86_400_000;
-
-function prng(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function makeRows(count: number, random: () => number): Row[] {
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -218,7 +208,7 @@ if (adminUrl)
 for (const backend of backends) {
   describe(`usage planner against brute force (${backend.name})`, () => {
     let opened: Awaited<ReturnType<Backend["open"]>>;
-    const rows = makeRows(4000, prng(42));
+    const rows = makeRows(4000, seededRandom(42));
 
     before(async () => {
       opened = await backend.open();
@@ -228,7 +218,7 @@ for (const backend of backends) {
     after(() => opened?.close());
 
     it("equals the records' own sums for random ranges and filters", async () => {
-      const random = prng(7);
+      const random = seededRandom(7);
       const units = new Set<string>();
       // Rollup segments read their histograms from usage_latency_rollups without a project, call
       // type or outcome filter and from usage_rollups otherwise: both must be exercised.
@@ -330,7 +320,7 @@ for (const backend of backends) {
       });
 
     it("pages records newest first with the same filters", async () => {
-      const random = prng(99);
+      const random = seededRandom(99);
       for (let i = 0; i < 15; i++) {
         const { from, to } = randomRange(random);
         const filters = randomFilters(random);

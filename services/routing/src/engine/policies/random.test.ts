@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seededRandom } from "@gw/testing";
 import { candidates, context, details, model, plain, project, tracedCandidates } from "../test-fixtures.js";
 import { randomPolicy, weightedOrder } from "./random.js";
 
@@ -7,18 +8,6 @@ import { randomPolicy, weightedOrder } from "./random.js";
 function draws(...values: number[]): () => number {
   let i = 0;
   return () => values[i++ % values.length]!;
-}
-
-/** A small deterministic PRNG (mulberry32) for distribution checks. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe("weightedOrder", () => {
@@ -52,7 +41,7 @@ describe("weightedOrder", () => {
   });
 
   it("follows the weights over many draws", () => {
-    const random = seeded(42);
+    const random = seededRandom(42);
     let bFirst = 0;
     const runs = 20_000;
     for (let i = 0; i < runs; i++) if (weightedOrder(items, random).order[0] === "b") bFirst++;
