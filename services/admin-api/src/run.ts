@@ -1,14 +1,10 @@
 import { join } from "node:path";
 import { createOutbox } from "@gw/accounting";
-import { createBus, ensureProjectStreams } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
-import { createCounterStore } from "@gw/counters";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import { metricKeyPrefix } from "@gw/metrics";
 import { BudgetServiceService } from "@gw/proto";
 import { createGrpcClient } from "@gw/rpc";
-import { parseSecretKey } from "@gw/security";
 import Fastify, { type FastifyBaseLogger, LogController } from "fastify";
 import { deriveJwtKey } from "./auth/jwt.js";
 import type { AdminApiConfig } from "./config.js";
@@ -20,24 +16,13 @@ import { registerAdminApi } from "./plugin.js";
  * its outbox), the budget service (spend-group usage).
  */
 export async function startAdminApi(config: AdminApiConfig, { logger, shutdown, version }: ServiceContext) {
-  requireDistributedUrls("admin-api", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
-  if (!config.SERVICE_SECRET_KEY)
-    throw new Error("admin-api needs SERVICE_SECRET_KEY (32 bytes, base64): the same key as ingress");
-  const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const counters = createCounterStore({
-    redisUrl: config.REDIS_URL!,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    logger,
+  const infra = await openServiceInfra("admin-api", config, logger, {
+    database: true,
+    counters: true,
+    bus: true,
+    secretKey: "the same key as ingress",
   });
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "admin-api",
-    logger,
-  });
-  await ensureProjectStreams(bus);
+  const { db, counters, bus, secretKey } = infra;
   const outbox = createOutbox({
     bus,
     logger,
@@ -72,9 +57,7 @@ export async function startAdminApi(config: AdminApiConfig, { logger, shutdown, 
     await outbox.flush(config.SHUTDOWN_TIMEOUT_MS / 4);
     await outbox.close();
   });
-  shutdown.register("bus", () => bus.close());
   shutdown.register("budget-client", () => budget.close());
-  shutdown.register("counters", () => counters.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info({ address }, "admin-api listening");
 }

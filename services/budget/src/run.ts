@@ -1,10 +1,7 @@
 import { createEventPublisher } from "@gw/accounting";
-import { createBus } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
 import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
-import { createCounterStore } from "@gw/counters";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import { BudgetServiceService } from "@gw/proto";
 import { createGrpcServer } from "@gw/rpc";
 import type { BudgetConfig } from "./config.js";
@@ -18,20 +15,12 @@ import { createBudgetHandlers } from "./handlers.js";
  * gives back reservations nobody settled.
  */
 export async function startBudget(config: BudgetConfig, { logger, shutdown }: ServiceContext): Promise<void> {
-  requireDistributedUrls("budget", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const counters = createCounterStore({
-    redisUrl: config.REDIS_URL!,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    logger,
+  const infra = await openServiceInfra("budget", config, logger, {
+    database: true,
+    counters: true,
+    bus: true,
   });
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "budget",
-    logger,
-  });
+  const { db, counters, bus } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
   const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
@@ -52,8 +41,6 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
   shutdown.register("sweeper", async () => sweeper.stop());
   shutdown.register("config-watch", () => configWatch.stop());
-  shutdown.register("bus", () => bus.close());
-  shutdown.register("counters", () => counters.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info({ address: config.BUDGET_GRPC_LISTEN, port }, "budget listening");
 }

@@ -1,13 +1,10 @@
 import { join } from "node:path";
 import { createOutbox } from "@gw/accounting";
-import { createBus, ensureProjectStreams } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
 import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { createGrpcClient } from "@gw/rpc";
-import { parseSecretKey } from "@gw/security";
 import type { IngressConfig } from "./config.js";
 import { ingressDeps } from "./deps.js";
 import { createUpstreamDispatcher } from "./proxy/upstream-client.js";
@@ -20,19 +17,12 @@ export async function startIngressService(
   config: IngressConfig,
   { logger, shutdown, version }: ServiceContext,
 ): Promise<void> {
-  requireDistributedUrls("ingress", config, ["DATABASE_URL", "NATS_URL"]);
-  if (!config.SERVICE_SECRET_KEY)
-    throw new Error("ingress needs SERVICE_SECRET_KEY (32 bytes, base64) to decrypt upstream keys");
-  const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "ingress",
-    logger,
+  const infra = await openServiceInfra("ingress", config, logger, {
+    database: true,
+    bus: true,
+    secretKey: "to decrypt upstream keys",
   });
-  await ensureProjectStreams(bus);
+  const { db, bus, secretKey } = infra;
   const routing = createGrpcClient(RoutingServiceService, config.ROUTING_GRPC_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
   });
@@ -71,12 +61,11 @@ export async function startIngressService(
     { host: config.HOST, port: config.PORT, shutdown, flushTimeoutMs: config.SHUTDOWN_TIMEOUT_MS / 2 },
   );
   shutdown.register("config-watch", () => configWatch.stop());
-  shutdown.register("bus", () => bus.close());
   shutdown.register("grpc-clients", () => {
     routing.close();
     budget.close();
   });
   shutdown.register("upstream", () => upstream.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info({ url }, "ingress listening");
 }

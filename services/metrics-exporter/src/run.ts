@@ -1,10 +1,6 @@
-import { createBus, ensureProjectStreams } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
-import { createCounterStore } from "@gw/counters";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import { metricKeyPrefix } from "@gw/metrics";
-import { parseSecretKey } from "@gw/security";
 import type { MetricsExporterConfig } from "./config.js";
 import { startMetricsConsumer } from "./consumer.js";
 import { buildMetricsServer } from "./http.js";
@@ -19,28 +15,15 @@ export async function startMetricsExporterService(
   config: MetricsExporterConfig,
   { logger, shutdown, version }: ServiceContext,
 ): Promise<void> {
-  requireDistributedUrls("metrics-exporter", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
-  if (!config.SERVICE_SECRET_KEY)
-    throw new Error(
-      "metrics-exporter needs SERVICE_SECRET_KEY (32 bytes, base64): the integrations' secrets",
-    );
-  const secretKey = parseSecretKey(config.SERVICE_SECRET_KEY);
+  const infra = await openServiceInfra("metrics-exporter", config, logger, {
+    database: true,
+    counters: true,
+    bus: true,
+    secretKey: "the integrations' secrets",
+  });
+  const { db, counters, bus, secretKey } = infra;
   // The same namespace as the bus: deployments sharing one Redis never share metric state.
   const keyPrefix = metricKeyPrefix(config.BUS_NAMESPACE);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const counters = createCounterStore({
-    redisUrl: config.REDIS_URL!,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    logger,
-  });
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "metrics-exporter",
-    logger,
-  });
-  await ensureProjectStreams(bus);
   const consumer = await startMetricsConsumer({
     bus,
     counters,
@@ -67,8 +50,6 @@ export async function startMetricsExporterService(
   shutdown.register("http", () => app.close());
   shutdown.register("push-scheduler", () => scheduler.stop());
   shutdown.register("consumer", () => consumer.stop());
-  shutdown.register("bus", () => bus.close());
-  shutdown.register("counters", () => counters.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info({ address, pushIntervalMs: config.METRICS_PUSH_INTERVAL_MS }, "metrics-exporter listening");
 }

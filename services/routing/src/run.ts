@@ -1,11 +1,8 @@
 import { join } from "node:path";
 import { createEventPublisher, createOutbox } from "@gw/accounting";
-import { createBus, ensureProjectStreams } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
 import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
-import { createCounterStore } from "@gw/counters";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
 import { createGrpcClient, createGrpcServer } from "@gw/rpc";
 import { parseSecretKey } from "@gw/security";
@@ -24,21 +21,12 @@ export async function startRouting(
   config: RoutingConfig,
   { logger, shutdown }: ServiceContext,
 ): Promise<void> {
-  requireDistributedUrls("routing", config, ["DATABASE_URL", "REDIS_URL", "NATS_URL"]);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const counters = createCounterStore({
-    redisUrl: config.REDIS_URL!,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    logger,
+  const infra = await openServiceInfra("routing", config, logger, {
+    database: true,
+    counters: true,
+    bus: true,
   });
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "routing",
-    logger,
-  });
-  await ensureProjectStreams(bus);
+  const { db, counters, bus } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
   const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
@@ -80,10 +68,8 @@ export async function startRouting(
   shutdown.register("grpc", () => server.shutdown(config.SHUTDOWN_TIMEOUT_MS / 2));
   shutdown.register("outbox", () => outbox.flush(config.SHUTDOWN_TIMEOUT_MS / 4));
   shutdown.register("config-watch", () => configWatch.stop());
-  shutdown.register("bus", () => bus.close());
   shutdown.register("upstream", () => dispatcher.close());
   shutdown.register("budget-client", () => budget.close());
-  shutdown.register("counters", () => counters.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info({ address: config.ROUTING_GRPC_LISTEN, port }, "routing listening");
 }

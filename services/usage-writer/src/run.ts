@@ -1,7 +1,5 @@
-import { createBus, ensureProjectStreams } from "@gw/bus";
-import { requireDistributedUrls } from "@gw/config";
-import { createDatabase } from "@gw/db";
 import type { ServiceContext } from "@gw/lifecycle";
+import { openServiceInfra } from "@gw/lifecycle/infra";
 import type { UsageWriterConfig } from "./config.js";
 import { startUsageWriter } from "./consumer.js";
 
@@ -10,16 +8,8 @@ export async function startUsageWriterService(
   config: UsageWriterConfig,
   { logger, shutdown }: ServiceContext,
 ): Promise<void> {
-  requireDistributedUrls("usage-writer", config, ["DATABASE_URL", "NATS_URL"]);
-  const db = await createDatabase({ url: config.DATABASE_URL!, logger });
-  await db.migrate();
-  const bus = await createBus({
-    natsUrl: config.NATS_URL!,
-    namespace: config.BUS_NAMESPACE,
-    name: "usage-writer",
-    logger,
-  });
-  await ensureProjectStreams(bus);
+  const infra = await openServiceInfra("usage-writer", config, logger, { database: true, bus: true });
+  const { db, bus } = infra;
   const subscription = await startUsageWriter({
     bus,
     prisma: db.prisma,
@@ -28,7 +18,6 @@ export async function startUsageWriterService(
   });
   // Drain first (handlers in flight finish and ack), then disconnect.
   shutdown.register("consumer", () => subscription.stop());
-  shutdown.register("bus", () => bus.close());
-  shutdown.register("database", () => db.close());
+  infra.registerCloses(shutdown);
   logger.info("usage-writer consuming");
 }
