@@ -3,38 +3,10 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { AdminDeps } from "../deps.js";
 import { AdminErrors } from "../errors.js";
+import { isoInstant } from "../iso-instant.js";
 import { parseWith } from "../validate.js";
 
 export const AUDIT_MAX_PAGE_SIZE = 200;
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
-
-/**
- * An ISO 8601 date or date-time. A date-time without a zone is UTC (the server's clock of record);
- * a date alone is that whole UTC day: `from` starts at 00:00, `to` ends at 23:59:59.999 (as the
- * inbox does), so `from=to=2026-03-01` is one day.
- */
-function instant(edge: "start" | "end") {
-  return z
-    .string()
-    .trim()
-    .refine(
-      (value) => DATE_ONLY.test(value) || DATE_TIME.test(value),
-      "must be an ISO 8601 date or date-time",
-    )
-    .transform((value, context) => {
-      let text = value;
-      if (DATE_ONLY.test(value)) text = `${value}T${edge === "start" ? "00:00:00.000" : "23:59:59.999"}Z`;
-      else if (!/(?:Z|[+-]\d{2}:?\d{2})$/i.test(value)) text = `${value}Z`;
-      const date = new Date(text);
-      if (Number.isNaN(date.getTime())) {
-        context.addIssue({ code: "custom", message: "is not a valid date" });
-        return z.NEVER;
-      }
-      return date;
-    });
-}
 
 const wholeNumber = (fallback: number, max?: number) => {
   const base = z.coerce.number().int("must be a whole number").min(1, "must be at least 1");
@@ -46,8 +18,8 @@ const auditQuery = z.object({
   userId: z.string().trim().min(1, "must not be empty").optional(),
   action: z.string().trim().min(1, "must not be empty").optional(),
   result: z.enum(["success", "forbidden", "error"]).optional(),
-  from: instant("start").optional(),
-  to: instant("end").optional(),
+  from: isoInstant("start").optional(),
+  to: isoInstant("end-inclusive").optional(),
   page: wholeNumber(1, 1_000_000),
   pageSize: wholeNumber(50, AUDIT_MAX_PAGE_SIZE),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AdminErrors } from "../errors.js";
+import { isoInstant } from "../iso-instant.js";
 import { parseWith } from "../validate.js";
 
 export const CALL_TYPES = ["completion", "routing", "guardrail"] as const;
@@ -10,40 +11,6 @@ export const MAX_LIMIT = 1000;
 export const DEFAULT_SPAN_MS = 30 * 24 * 3_600_000;
 /** Ten years: the longest range, so a timeline never exceeds about 520 (weekly) buckets. */
 export const MAX_SPAN_MS = 3660 * 24 * 3_600_000;
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
-const DAY_MS = 24 * 3_600_000;
-
-/**
- * An ISO 8601 date or date-time; without a zone it is UTC. The range is half-open [from, to): a
- * date alone is a whole UTC day on either side (`to=2026-03-01` ends at the next midnight), so
- * `from=to=2026-03-01` is that one day.
- */
-function instant(edge: "from" | "to") {
-  return z
-    .string()
-    .trim()
-    .refine(
-      (value) => DATE_ONLY.test(value) || DATE_TIME.test(value),
-      "must be an ISO 8601 date or date-time",
-    )
-    .transform((value, context) => {
-      const dateOnly = DATE_ONLY.test(value);
-      const text = dateOnly
-        ? `${value}T00:00:00.000Z`
-        : /(?:Z|[+-]\d{2}:?\d{2})$/i.test(value)
-          ? value
-          : `${value}Z`;
-      const date = new Date(text);
-      // `2026-02-30` parses to nothing in V8; the round trip catches any other rollover.
-      if (Number.isNaN(date.getTime()) || (dateOnly && date.toISOString().slice(0, 10) !== value)) {
-        context.addIssue({ code: "custom", message: "is not a valid date" });
-        return z.NEVER;
-      }
-      return dateOnly && edge === "to" ? new Date(date.getTime() + DAY_MS) : date;
-    });
-}
 
 /** A comma-separated list of ids; empty items are dropped, an empty list is refused. */
 const idList = z
@@ -63,8 +30,8 @@ const nonEmpty = z.string().trim().min(1, "must not be empty");
 
 // Not strict: unknown query parameters (cache busters) are ignored.
 export const usageQuery = z.object({
-  from: instant("from").optional(),
-  to: instant("to").optional(),
+  from: isoInstant("start").optional(),
+  to: isoInstant("end-exclusive").optional(),
   project: nonEmpty.optional(),
   projectIds: idList.optional(),
   model: nonEmpty.optional(),
