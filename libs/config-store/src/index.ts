@@ -21,4 +21,9 @@ export {
   PERIOD_WINDOWS,
   ROLLING_WINDOWS,
 } from "./types.js";
-export { applyRuntimeLogLevel, type WatchConfigLogger, watchConfigChanges } from "./watch-config.js";
+export {
+  applyRuntimeLogLevel,
+  followConfigChanges,
+  type WatchConfigLogger,
+  watchConfigChanges,
+} from "./watch-config.js";

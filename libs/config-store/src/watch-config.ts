@@ -58,3 +58,22 @@ export async function applyRuntimeLogLevel(store: ConfigStore, logger: { level: 
   const { logLevel } = await store.runtimeSettings();
   if (logLevel && logger.level !== logLevel) logger.level = logLevel;
 }
+
+/**
+ * What every distributed process that caches configuration does at start: apply the stored log
+ * level, then follow `config.changed` (cache dropped on each change, the log level applied again
+ * on a settings change). A log level that cannot be read keeps the environment's. Resolves once
+ * watching; `stop()` the subscription at shutdown.
+ */
+export async function followConfigChanges(
+  bus: Bus,
+  store: ConfigStore,
+  logger: WatchConfigLogger & { level: string },
+): Promise<Subscription> {
+  const applyLogLevel = () => applyRuntimeLogLevel(store, logger).catch(() => {});
+  const watch = await watchConfigChanges(bus, store, logger, (entity) => {
+    if (entity === "settings") void applyLogLevel();
+  });
+  await applyLogLevel();
+  return watch;
+}

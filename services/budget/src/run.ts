@@ -1,5 +1,5 @@
 import { createEventPublisher } from "@gw/accounting";
-import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
+import { createConfigStore, followConfigChanges } from "@gw/config-store";
 import type { ServiceContext } from "@gw/lifecycle";
 import { openServiceInfra } from "@gw/lifecycle/infra";
 import { BudgetServiceService } from "@gw/proto";
@@ -23,10 +23,7 @@ export async function startBudget(config: BudgetConfig, { logger, shutdown }: Se
   const { db, counters, bus } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
-  const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
-    if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
-  });
-  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
+  const configWatch = await followConfigChanges(bus, configStore, logger);
   const deps: BudgetDeps = {
     configStore,
     counters,

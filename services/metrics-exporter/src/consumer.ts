@@ -29,10 +29,9 @@ export async function startMetricsConsumer(deps: {
       stream: Streams.USAGE.name,
       durable: deps.durable ?? METRICS_EXPORTER_DURABLE,
       filterSubject: Subjects.usageRecord,
+      // Ack wait (30 s) and nak delay (1 s) are the bus's defaults.
       maxDeliver: 10,
-      ackWaitMs: 30_000,
       maxInFlight: deps.maxInFlight ?? 64,
-      nakDelayMs: 1000,
     },
     (message) =>
       withExtractedContext(message.headers, async () => {

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createEventPublisher, createOutbox } from "@gw/accounting";
-import { applyRuntimeLogLevel, createConfigStore, watchConfigChanges } from "@gw/config-store";
+import { createConfigStore, followConfigChanges } from "@gw/config-store";
 import type { ServiceContext } from "@gw/lifecycle";
 import { openServiceInfra } from "@gw/lifecycle/infra";
 import { BudgetServiceService, RoutingServiceService } from "@gw/proto";
@@ -29,10 +29,7 @@ export async function startRouting(
   const { db, counters, bus } = infra;
   const configStore = createConfigStore({ prisma: db.prisma });
   // Every replica drops its config cache when the management API changes something.
-  const configWatch = await watchConfigChanges(bus, configStore, logger, (entity) => {
-    if (entity === "settings") void applyRuntimeLogLevel(configStore, logger).catch(() => {});
-  });
-  await applyRuntimeLogLevel(configStore, logger).catch(() => {});
+  const configWatch = await followConfigChanges(bus, configStore, logger);
   // The llm policy's own calls: budget reservations and usage records like any proxy call.
   const budget = createGrpcClient(BudgetServiceService, config.BUDGET_GRPC_ADDRESS, {
     defaultDeadlineMs: config.GRPC_DEADLINE_MS,
